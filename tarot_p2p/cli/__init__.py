@@ -1,0 +1,1 @@
+"""The ``tarot-p2p`` command."""

@@ -1,0 +1,137 @@
+"""The secp256k1 group through coincurve (libsecp256k1): points, scalars, and their encodings.
+
+Why this module: every received point and scalar crosses one of the parsing functions here
+before any use, so no other module has to think about invalid encodings, off-curve points,
+the identity, or out-of-range scalars.
+
+Encodings (normative): a point is 33-byte compressed SEC1 (``0x02``/``0x03`` || x); the
+identity has no encoding and is never accepted. A scalar is 32-byte big-endian and must lie
+in ``[0, ORDER)``; where a scalar must be non-zero (secret keys, nonces) the caller says so.
+
+A :class:`coincurve.PublicKey` never holds the identity, so sums and products that would
+give it raise :class:`GroupError`. Honest parties reach the identity only with negligible
+probability; a verifier that meets it rejects the proof.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Final
+
+from coincurve import PublicKey
+
+ORDER: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+FIELD_P: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F
+POINT_BYTES: Final = 33
+SCALAR_BYTES: Final = 32
+
+Point = PublicKey
+Scalar = int
+
+
+class GroupError(ValueError):
+    """An encoding, point or scalar that is not acceptable, or an identity result."""
+
+
+def point_to_bytes(p: Point) -> bytes:
+    return bytes(p.format(compressed=True))
+
+
+def point_from_bytes(data: bytes) -> Point:
+    """Parse a compressed point; rejects wrong length, bad prefix, x not on the curve."""
+    if len(data) != POINT_BYTES or data[0] not in (2, 3):
+        raise GroupError("a point is 33 bytes, compressed SEC1")
+    if int.from_bytes(data[1:], "big") >= FIELD_P:
+        raise GroupError("point x-coordinate out of range")
+    try:
+        return PublicKey(bytes(data))
+    except ValueError:
+        raise GroupError("point is not on secp256k1") from None
+
+
+def scalar_to_bytes(k: Scalar) -> bytes:
+    if not 0 <= k < ORDER:
+        raise GroupError("scalar out of range")
+    return k.to_bytes(SCALAR_BYTES, "big")
+
+
+def scalar_from_bytes(data: bytes, *, nonzero: bool = False) -> Scalar:
+    """Parse a 32-byte big-endian scalar in ``[0, ORDER)`` (``[1, ORDER)`` if ``nonzero``)."""
+    if len(data) != SCALAR_BYTES:
+        raise GroupError("a scalar is 32 bytes")
+    k = int.from_bytes(data, "big")
+    if k >= ORDER or (nonzero and k == 0):
+        raise GroupError("scalar out of range")
+    return k
+
+
+def base_mul(k: Scalar) -> Point:
+    """``k·G`` for the standard generator G; ``k`` must be non-zero mod ORDER."""
+    k %= ORDER
+    if k == 0:
+        raise GroupError("identity")
+    return PublicKey.from_valid_secret(k.to_bytes(SCALAR_BYTES, "big"))
+
+
+def mul(p: Point, k: Scalar) -> Point:
+    """``k·p``; ``k`` must be non-zero mod ORDER."""
+    k %= ORDER
+    if k == 0:
+        raise GroupError("identity")
+    return p.multiply(k.to_bytes(SCALAR_BYTES, "big"))
+
+
+def add(p: Point, q: Point) -> Point:
+    try:
+        return PublicKey.combine_keys([p, q])
+    except ValueError:
+        raise GroupError("identity") from None
+
+
+def sum_points(points: Sequence[Point]) -> Point:
+    """The sum of one or more points, in one libsecp256k1 call."""
+    if not points:
+        raise GroupError("empty sum")
+    if len(points) == 1:
+        return points[0]
+    try:
+        return PublicKey.combine_keys(list(points))
+    except ValueError:
+        raise GroupError("identity") from None
+
+
+def neg(p: Point) -> Point:
+    return mul(p, ORDER - 1)
+
+
+def sub(p: Point, q: Point) -> Point:
+    return add(p, neg(q))
+
+
+def points_equal(p: Point, q: Point) -> bool:
+    return point_to_bytes(p) == point_to_bytes(q)
+
+
+def hash_to_point(dst: bytes, message: bytes) -> Point:
+    """A point nobody knows the discrete log of: try-and-increment over SHA-256.
+
+    For counter = 0, 1, ...: x = SHA-256(len(dst) as 1 byte || dst || message || counter as
+    4 bytes big-endian) read as an integer; if x < FIELD_P and ``0x02 || x`` is on the curve,
+    that is the point. Each try succeeds with probability about 1/2.
+    """
+    if not 0 < len(dst) < 256:
+        raise GroupError("domain-separation tag must be 1..255 bytes")
+    prefix = bytes([len(dst)]) + dst + message
+    for counter in range(1 << 16):
+        x = hashlib.sha256(prefix + counter.to_bytes(4, "big")).digest()
+        if int.from_bytes(x, "big") >= FIELD_P:
+            continue
+        try:
+            return PublicKey(b"\x02" + x)
+        except ValueError:
+            continue
+    raise GroupError("hash_to_point found no point")  # pragma: no cover - probability 2^-65536
+
+
+G: Final[Point] = base_mul(1)

@@ -1,0 +1,1 @@
+"""trio networking: framing, authenticated links, hub/relay, timeouts, persistence."""

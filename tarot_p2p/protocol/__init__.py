@@ -1,0 +1,1 @@
+"""Sans-IO peer: messages, codec, signed envelopes, transcript, table state machine."""

@@ -1,0 +1,1 @@
+"""Pure, deterministic French Tarot rules engine: no I/O, no crypto, no randomness."""

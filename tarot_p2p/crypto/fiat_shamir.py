@@ -34,8 +34,14 @@ class ProofContext:
     seat: int
     version: int = PROTOCOL_VERSION
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.version < 1 << 16 or not 0 <= self.hand < 1 << 32:
+            raise ValueError("context version is a u16 and hand a u32")
+        if not 0 <= self.seat < 256 or not self.phase.isascii():
+            raise ValueError("context seat is a u8 and phase ASCII")
+
     def encode(self) -> bytes:
-        """``version`` u16 || frame(table_id) || ``hand`` u32 || frame(phase ASCII) || ``seat`` u8."""
+        """``version`` u16 || frame(table_id) || ``hand`` u32 || frame(phase) || ``seat`` u8."""
         return (
             self.version.to_bytes(2, "big")
             + frame(self.table_id)

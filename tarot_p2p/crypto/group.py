@@ -21,6 +21,8 @@ from typing import Final
 
 from coincurve import PublicKey
 
+from tarot_p2p.crypto.errors import GroupError
+
 ORDER: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 FIELD_P: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F
 POINT_BYTES: Final = 33
@@ -28,10 +30,6 @@ SCALAR_BYTES: Final = 32
 
 Point = PublicKey
 Scalar = int
-
-
-class GroupError(ValueError):
-    """An encoding, point or scalar that is not acceptable, or an identity result."""
 
 
 def point_to_bytes(p: Point) -> bytes:

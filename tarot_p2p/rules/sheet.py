@@ -1,0 +1,206 @@
+"""The score sheet of a game: one line per deal, running totals, dealer, end of the game.
+
+Why a sheet of its own: peers sign the sheet line by line, and friends with physical cards
+keep one on paper; both need the same checks a careful scorer makes (every line has one
+score per seat and sums to zero), the same dealer rotation and the same rule for when the
+game is over. Everything here is a pure function of the lines added, in order.
+
+Choices where the sources are silent (documented in ``docs/rules.md``):
+
+* The deal passes to the next seat (``dealer + 1``, the dealer's right-hand neighbour)
+  after every deal, void or not: after an all-pass deal the rules say so, and a petit sec
+  is treated the same way.
+* Void deals (all pass, petit sec) count as deals for ``DEALS`` and ``ROUNDS``: a round is
+  one deal by each seat, whatever happened in it.
+* At five players with a dead hand, the dealer is the dead hand and must score 0.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tarot_p2p.rules.config import FivePlayerMode, GameEnd, TableConfig
+
+
+class LineKind(enum.StrEnum):
+    HAND = "hand"
+    """A deal that was scored (a played hand, or a misère deal)."""
+    ALL_PASS = "all_pass"
+    """Everybody passed and the deal was void."""
+    PETIT_SEC = "petit_sec"
+    """A player showed the petit sec and the deal was void."""
+
+
+@dataclass(frozen=True)
+class SheetLine:
+    number: int
+    """1 for the first deal."""
+    dealer: int
+    kind: LineKind
+    scores: tuple[int, ...]
+    """One score per seat; all zeros for a void deal."""
+    note: str = ""
+
+
+class ScoreSheet:
+    """Lines of a game under one :class:`TableConfig`, with player names per seat."""
+
+    def __init__(self, config: TableConfig, names: Sequence[str], first_dealer: int = 0) -> None:
+        if len(names) != config.players:
+            raise ValueError(f"expected {config.players} player names, got {len(names)}")
+        cleaned = tuple(name.strip() for name in names)
+        if any(not name for name in cleaned):
+            raise ValueError("player names cannot be empty")
+        if len({name.casefold() for name in cleaned}) != len(cleaned):
+            raise ValueError("player names must differ (ignoring case)")
+        if not 0 <= first_dealer < config.players:
+            raise ValueError(f"first dealer must be a seat 0..{config.players - 1}")
+        self.config = config
+        self.names = cleaned
+        self.first_dealer = first_dealer
+        self._lines: list[SheetLine] = []
+
+    @property
+    def lines(self) -> tuple[SheetLine, ...]:
+        return tuple(self._lines)
+
+    @property
+    def dealer(self) -> int:
+        """Seat that deals next."""
+        return (self.first_dealer + len(self._lines)) % self.config.players
+
+    @property
+    def dead(self) -> int | None:
+        """Seat that sits out the next deal (five players, dead-hand mode), else ``None``."""
+        if self.config.players == 5 and self.config.five_player_mode is FivePlayerMode.DEAD_HAND:
+            return self.dealer
+        return None
+
+    def seat_of(self, name_or_seat: str) -> int:
+        """Seat of a player given by name (case-insensitive) or by 1-based seat number."""
+        text = name_or_seat.strip()
+        for seat, name in enumerate(self.names):
+            if name.casefold() == text.casefold():
+                return seat
+        if text.isdigit() and 1 <= int(text) <= len(self.names):
+            return int(text) - 1
+        raise ValueError(f"no player {name_or_seat!r} (players: {', '.join(self.names)})")
+
+    def add_hand(self, scores: Sequence[int], note: str = "") -> SheetLine:
+        """Record a scored deal; rejects a line of the wrong length or that does not sum to 0."""
+        self._check_open()
+        line = tuple(scores)
+        if len(line) != self.config.players:
+            raise ValueError(f"a line has {self.config.players} scores, not {len(line)}")
+        if any(type(s) is not int for s in line):
+            raise ValueError("scores are integers")
+        if sum(line) != 0:
+            raise ValueError(f"the line {list(line)} sums to {sum(line)}, not 0")
+        dead = self.dead
+        if dead is not None and line[dead] != 0:
+            raise ValueError(f"{self.names[dead]} deals and sits out this deal: scores 0")
+        return self._append(LineKind.HAND, line, note)
+
+    def add_void(self, kind: LineKind, note: str = "") -> SheetLine:
+        """Record a deal that was not played (all pass, petit sec)."""
+        self._check_open()
+        if kind is LineKind.HAND:
+            raise ValueError("a void deal is all_pass or petit_sec")
+        return self._append(kind, (0,) * self.config.players, note)
+
+    def _check_open(self) -> None:
+        if self.is_over:
+            raise ValueError("the game is over")
+
+    def _append(self, kind: LineKind, scores: tuple[int, ...], note: str) -> SheetLine:
+        line = SheetLine(len(self._lines) + 1, self.dealer, kind, scores, note)
+        self._lines.append(line)
+        return line
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        totals = [0] * self.config.players
+        for line in self._lines:
+            for seat, score in enumerate(line.scores):
+                totals[seat] += score
+        return tuple(totals)
+
+    @property
+    def deals_to_play(self) -> int | None:
+        """Number of deals in the game, or ``None`` when it ends on points."""
+        if self.config.game_end is GameEnd.DEALS:
+            return self.config.game_length
+        if self.config.game_end is GameEnd.ROUNDS:
+            return self.config.game_length * self.config.players
+        return None
+
+    @property
+    def is_over(self) -> bool:
+        planned = self.deals_to_play
+        if planned is not None:
+            return len(self._lines) >= planned
+        return any(total > self.config.game_length for total in self.totals)
+
+    def winners(self) -> tuple[int, ...]:
+        """Seats with the highest total (several on a tie); the leaders while the game runs."""
+        totals = self.totals
+        best = max(totals)
+        return tuple(seat for seat, total in enumerate(totals) if total == best)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able view of the sheet (lists and plain types, fixed key order)."""
+        return {
+            "players": list(self.names),
+            "first_dealer": self.first_dealer,
+            "lines": [
+                {
+                    "number": line.number,
+                    "dealer": line.dealer,
+                    "kind": line.kind.value,
+                    "scores": list(line.scores),
+                    "note": line.note,
+                }
+                for line in self._lines
+            ],
+            "totals": list(self.totals),
+            "over": self.is_over,
+            "winners": list(self.winners()),
+        }
+
+    def render(self) -> str:
+        """The sheet as plain text with aligned columns, totals and the winner(s)."""
+        header = ["#", "Dealer", *self.names, "Note"]
+        rows = [
+            [
+                str(line.number),
+                self.names[line.dealer],
+                *(_signed(s) if line.kind is LineKind.HAND else "-" for s in line.scores),
+                line.note
+                or ("" if line.kind is LineKind.HAND else line.kind.value.replace("_", " ")),
+            ]
+            for line in self._lines
+        ]
+        total_row = ["Total", "", *(_signed(t) for t in self.totals), ""]
+        table = [header, *rows, total_row]
+        widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+
+        def fmt(row: list[str]) -> str:
+            cells = [row[0].rjust(widths[0]), row[1].ljust(widths[1])]
+            cells += [cell.rjust(w) for cell, w in zip(row[2:-1], widths[2:-1], strict=True)]
+            return "  ".join([*cells, row[-1]]).rstrip()
+
+        rule = "-" * len(fmt([w * "-" for w in widths]))
+        out = [fmt(header), rule, *(fmt(r) for r in rows), rule, fmt(total_row)]
+        names = " and ".join(self.names[s] for s in self.winners())
+        if self.is_over:
+            out.append(f"Game over. Winner{'s' if len(self.winners()) > 1 else ''}: {names}.")
+        elif self._lines:
+            out.append(f"Leading: {names}. Next dealer: {self.names[self.dealer]}.")
+        return "\n".join(out)
+
+
+def _signed(score: int) -> str:
+    return f"+{score}" if score > 0 else str(score)

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from coincurve import PublicKey
+from coincurve._libsecp256k1 import ffi, lib
+from coincurve.context import GLOBAL_CONTEXT
 
 from tarot_p2p.crypto.errors import GroupError
 
@@ -78,6 +80,50 @@ def mul(p: Point, k: Scalar) -> Point:
     if k == 0:
         raise GroupError("identity")
     return p.multiply(k.to_bytes(SCALAR_BYTES, "big"))
+
+
+def mul_secret(p: Point, k: Scalar) -> Point:
+    """``k·p`` in constant time, for a secret ``k`` (key share, nonce) and any point ``p``.
+
+    Why: :func:`mul` runs libsecp256k1's variable-time multiplication, fine for public
+    scalars; a secret one goes through the constant-time ECDH multiplication instead, with a
+    hash function that hands back the full point rather than hashing it.
+    """
+    k %= ORDER
+    if k == 0:
+        raise GroupError("identity")
+    out = ffi.new("unsigned char[65]")
+    out[0] = 4
+    ok = lib.secp256k1_ecdh(
+        GLOBAL_CONTEXT.ctx, out + 1, p.public_key, k.to_bytes(SCALAR_BYTES, "big"), _XY, ffi.NULL
+    )
+    if not ok:  # pragma: no cover - only for k out of range, excluded above
+        raise GroupError("multiplication failed")
+    return PublicKey(bytes(ffi.buffer(out, 65)))
+
+
+def _copy_xy(out: Any, x: Any, y: Any, _data: Any) -> int:
+    """ECDH 'hash' that copies x || y (64 bytes) to the output."""
+    ffi.memmove(out, x, 32)
+    ffi.memmove(out + 32, y, 32)
+    return 1
+
+
+_XY = ffi.callback("int(unsigned char *, const unsigned char *, const unsigned char *, void *)")(
+    _copy_xy
+)
+
+
+def mul_add_base(p: Point, k: Scalar, t: Scalar) -> Point:
+    """``k·p + t·G`` for public scalars (``k`` non-zero): what verification equations need."""
+    kp = mul(p, k)
+    t %= ORDER
+    if t == 0:
+        return kp
+    try:
+        return kp.add(t.to_bytes(SCALAR_BYTES, "big"))
+    except ValueError:
+        raise GroupError("identity") from None
 
 
 def add(p: Point, q: Point) -> Point:

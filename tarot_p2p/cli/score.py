@@ -1,0 +1,538 @@
+"""``tarot-p2p score``: the score counter for people playing with physical cards.
+
+Why it exists: at a real table somebody counts the taker's points, works out the hand score
+and writes one line per deal; seed 002 lists the mistakes people make doing it by hand. This
+command does the arithmetic with the engine's own :mod:`tarot_p2p.rules.scoring`, so a
+paper sheet and a peer-to-peer game are scored by the same code.
+
+Two modes. One hand: the table options and a hand's summary on the command line. A round:
+``--file`` names a file whose first line holds the table options and each following line
+one deal, in the same option syntax (or the same thing as JSON); the sheet is printed and
+every line checked. See ``docs/rules.md`` for the file formats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from tarot_p2p.rules.cards import TOTAL_HALF_POINTS
+from tarot_p2p.rules.config import (
+    AllPass,
+    FivePlayerMode,
+    GameEnd,
+    Penalty,
+    PetitAuBout,
+    PoigneeBeneficiary,
+    TableConfig,
+)
+from tarot_p2p.rules.scoring import (
+    MULTIPLIER,
+    Contract,
+    HandOutcome,
+    HandScore,
+    Poignee,
+    Side,
+    explain_hand,
+    score_misere_deal,
+)
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+
+CONTRACTS = {
+    "prise": Contract.PRISE,
+    "petite": Contract.PRISE,
+    "garde": Contract.GARDE,
+    "garde-sans": Contract.GARDE_SANS,
+    "garde-contre": Contract.GARDE_CONTRE,
+}
+SIDES = {"attack": Side.ATTACK, "defence": Side.DEFENCE, "defense": Side.DEFENCE}
+LEVELS = {"1": 1, "2": 2, "3": 3, "simple": 1, "double": 2, "triple": 3}
+VARIANTS = ("misere", "petit-chelem", "misere-deal")
+VOIDS = {"all-pass": LineKind.ALL_PASS, "petit-sec": LineKind.PETIT_SEC}
+APPEND_OPTIONS = frozenset({"poignee", "misere", "variant"})
+"""Options that may be given several times (a JSON list repeats them)."""
+
+_POINTS = re.compile(r"(\d{1,2})(?:[.,]([05]))?")
+
+
+class InputError(Exception):
+    """Bad input from the user: reported as one line, exit status 1, never a traceback."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Parser for the lines of a round file: errors are raised, not printed and exited."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InputError(message)
+
+
+def _add_table_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("table (agreed before the first deal)")
+    g.add_argument(
+        "--players",
+        metavar="NAMES|N",
+        help="comma-separated names in seat order, or a count 2..5 (names P1..PN); default 4",
+    )
+    g.add_argument("--five", choices=("called-king", "dead-hand"), help="five-player mode")
+    g.add_argument("--poignee-values", metavar="S,D,T", help="default 20,30,40 (old: 20,40,60)")
+    g.add_argument("--poignee-to", choices=("winner", "announcer"), help="default winner")
+    g.add_argument("--petit-au-bout-value", choices=("multiplied", "fixed"))
+    g.add_argument("--chelem-values", metavar="A,U,F", help="default 400,200,-200")
+    g.add_argument("--variant", action="append", choices=VARIANTS, help="enable a variant")
+    g.add_argument("--penalty", choices=("lose-hand", "report-only"))
+    g.add_argument("--game-end", choices=("deals", "rounds", "points"))
+    g.add_argument("--game-length", type=int, metavar="N")
+    g.add_argument("--first-dealer", metavar="PLAYER", help="name or 1-based seat")
+
+
+def _add_deal_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("one deal")
+    g.add_argument("--contract", choices=tuple(CONTRACTS))
+    g.add_argument("--taker", metavar="PLAYER", help="name or 1-based seat")
+    g.add_argument("--partner", metavar="PLAYER", help="called partner at five (omit if alone)")
+    g.add_argument("--oudlers", type=int, choices=(0, 1, 2, 3), help="oudlers of the attack")
+    g.add_argument("--points", metavar="P", help="the attack's points, e.g. 47 or 40.5")
+    g.add_argument("--defence-points", metavar="P", help="the defence's points instead")
+    g.add_argument("--petit-au-bout", choices=("attack", "defence"))
+    g.add_argument("--poignee", action="append", metavar="SIDE:LEVEL", help="e.g. defence:1")
+    g.add_argument("--chelem", choices=("attack", "defence"), help="side that took every trick")
+    g.add_argument("--chelem-announced", action="store_true", default=None)
+    g.add_argument("--petit-chelem", choices=("attack", "defence"))
+    g.add_argument("--petit-chelem-announced", action="store_true", default=None)
+    g.add_argument("--misere", action="append", metavar="PLAYER", help="misère announcer")
+    g.add_argument("--offender", metavar="PLAYER", help="player who broke a rule")
+    g.add_argument("--dead", metavar="PLAYER", help="player sitting out (five, dead hand)")
+    g.add_argument("--misere-deal", metavar="P,P,...", help="all-pass misère deal: points/seat")
+    g.add_argument("--void", choices=tuple(VOIDS), help="deal not played")
+    g.add_argument("--scores", metavar="S,S,...", help="a written line to check")
+    g.add_argument("--note", help="text for the sheet")
+
+
+def _option_names(add: Any) -> tuple[str, ...]:
+    """Destinations of the options that ``add`` defines, in definition order."""
+    parser = _Parser(add_help=False)
+    add(parser)
+    return tuple(vars(parser.parse_args([])))
+
+
+TABLE_KEYS = _option_names(_add_table_options)
+DEAL_KEYS = _option_names(_add_deal_options)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "score",
+        help="score counter for games with physical cards",
+        description="Score one hand, or a whole round from a file, with the engine's rules.",
+        epilog="Example: tarot-p2p score --players Emma,Nico,Pat,Lea --contract garde "
+        "--taker Nico --oudlers 2 --points 47 --petit-au-bout attack",
+    )
+    _add_table_options(p)
+    _add_deal_options(p)
+    p.add_argument("--file", metavar="PATH", help="score a round: text or JSON file, - for stdin")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.file is not None:
+            given = [k for k in (*TABLE_KEYS, *DEAL_KEYS) if getattr(args, k) is not None]
+            if given:
+                flags = ", ".join("--" + k.replace("_", "-") for k in given)
+                raise InputError(f"with --file, the table and deals come from the file ({flags})")
+            output = _run_round(args.file, args.json)
+        else:
+            output = _run_hand(args, args.json)
+    except InputError as e:
+        print(f"tarot-p2p score: error: {e}", file=sys.stderr)
+        return 1
+    print(output)
+    return 0
+
+
+@dataclass(frozen=True)
+class Table:
+    config: TableConfig
+    names: tuple[str, ...]
+    first_dealer: int
+
+
+def _table(args: argparse.Namespace) -> Table:
+    players = args.players if args.players is not None else "4"
+    if players.strip().isdigit():
+        count = int(players)
+        names = tuple(f"P{i + 1}" for i in range(count))
+    else:
+        names = tuple(players.split(","))
+        count = len(names)
+    variants = set(args.variant or ())
+    kwargs: dict[str, Any] = {
+        "players": count,
+        "misere": "misere" in variants,
+        "petit_chelem": "petit-chelem" in variants,
+        "all_pass": AllPass.MISERE_DEAL if "misere-deal" in variants else AllPass.REDEAL,
+    }
+    if args.five is not None:
+        if count != 5:
+            raise InputError("--five is for five players")
+        kwargs["five_player_mode"] = FivePlayerMode(args.five.replace("-", "_"))
+    if args.poignee_values is not None:
+        kwargs["poignee_values"] = _int_triple(args.poignee_values, "--poignee-values")
+    if args.poignee_to is not None:
+        kwargs["poignee_beneficiary"] = PoigneeBeneficiary(args.poignee_to)
+    if args.petit_au_bout_value is not None:
+        kwargs["petit_au_bout"] = PetitAuBout(args.petit_au_bout_value)
+    if args.chelem_values is not None:
+        kwargs["chelem_values"] = _int_triple(args.chelem_values, "--chelem-values")
+    if args.penalty is not None:
+        kwargs["penalty"] = Penalty(args.penalty.replace("-", "_"))
+    if args.game_end is not None:
+        kwargs["game_end"] = GameEnd(args.game_end)
+    if args.game_length is not None:
+        kwargs["game_length"] = args.game_length
+    try:
+        config = TableConfig(**kwargs)
+        sheet = ScoreSheet(config, names)
+        first = 0 if args.first_dealer is None else sheet.seat_of(args.first_dealer)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    return Table(config, sheet.names, first)
+
+
+def _int_triple(text: str, flag: str) -> tuple[int, int, int]:
+    parts = text.split(",")
+    if len(parts) != 3 or not all(re.fullmatch(r"-?\d{1,6}", x.strip()) for x in parts):
+        raise InputError(f"{flag} takes three integers separated by commas, not {text!r}")
+    a, b, c = (int(x) for x in parts)
+    return a, b, c
+
+
+def parse_half_points(text: str) -> int:
+    """'40.5' (or '40,5') -> 81 half-points; exact, never through a float."""
+    m = _POINTS.fullmatch(text.strip())
+    if m is None:
+        raise InputError(f"points must look like 47 or 40.5, not {text!r}")
+    half = 2 * int(m.group(1)) + (1 if m.group(2) == "5" else 0)
+    if half > TOTAL_HALF_POINTS:
+        raise InputError(f"points cannot exceed 91, not {text!r}")
+    return half
+
+
+def _points_text(half: int) -> str:
+    return f"{half // 2}.5" if half % 2 else str(half // 2)
+
+
+@dataclass(frozen=True)
+class DealResult:
+    kind: LineKind
+    scores: tuple[int, ...]
+    explanation: HandScore | None
+    note: str
+
+
+def _deal(table: Table, d: argparse.Namespace, dead: int | None, seat_of: Any) -> DealResult:
+    """Score one deal from its options; ``dead`` is the sheet's dead seat in a round."""
+    summary = [
+        k
+        for k in DEAL_KEYS
+        if getattr(d, k) is not None and k not in ("void", "scores", "note", "misere_deal")
+    ]
+    if d.void is not None:
+        extra = summary + [k for k in ("scores", "misere_deal") if getattr(d, k) is not None]
+        if extra:
+            raise InputError("a void deal has nothing else but a --note")
+        return DealResult(VOIDS[d.void], (0,) * table.config.players, None, d.note or "")
+    if d.dead is not None:
+        given_dead = seat_of(d.dead)
+        if dead is not None and given_dead != dead:
+            raise InputError(f"the dead hand is the dealer, {table.names[dead]}")
+        dead = given_dead
+    explanation: HandScore | None = None
+    if d.misere_deal is not None:
+        if [k for k in summary if k != "dead"]:
+            raise InputError("a misère deal has no contract: give only the points per seat")
+        computed: tuple[int, ...] | None = _misere_deal(table, d.misere_deal, dead)
+        note = "misère deal"
+    elif summary and summary != ["dead"]:
+        explanation = explain_hand(table.config, _outcome(table, d, dead, seat_of))
+        computed = explanation.scores
+        note = _describe(table, d, explanation, seat_of)
+    else:
+        computed = None
+        note = ""
+    written = None if d.scores is None else _score_line(d.scores, table.config.players)
+    if computed is None and written is None:
+        raise InputError("a deal needs a summary (--contract ...), --scores, or --void")
+    if computed is not None and written is not None and computed != written:
+        raise InputError(
+            f"the written line {_line_text(written)} differs from "
+            f"the computed line {_line_text(computed)}"
+        )
+    scores = computed if computed is not None else written
+    assert scores is not None
+    if sum(scores) != 0:
+        raise InputError(f"the line {_line_text(scores)} sums to {sum(scores)}, not 0")
+    return DealResult(LineKind.HAND, scores, explanation, d.note if d.note is not None else note)
+
+
+def _outcome(table: Table, d: argparse.Namespace, dead: int | None, seat_of: Any) -> HandOutcome:
+    missing = [k for k in ("contract", "taker", "oudlers") if getattr(d, k) is None]
+    if missing:
+        raise InputError("a hand needs " + ", ".join("--" + k for k in missing))
+    if (d.points is None) == (d.defence_points is None):
+        raise InputError("give exactly one of --points (attack) and --defence-points")
+    if d.points is not None:
+        half = parse_half_points(d.points)
+    else:
+        half = TOTAL_HALF_POINTS - parse_half_points(d.defence_points)
+    poignees = []
+    for text in d.poignee or ():
+        side, sep, level = text.partition(":")
+        if not sep or side.strip().lower() not in SIDES or level.strip().lower() not in LEVELS:
+            raise InputError(
+                f"--poignee takes SIDE:LEVEL like defence:1 or attack:double, not {text!r}"
+            )
+        poignees.append(Poignee(SIDES[side.strip().lower()], LEVELS[level.strip().lower()]))
+    return HandOutcome(
+        contract=CONTRACTS[d.contract],
+        taker=seat_of(d.taker),
+        partner=None if d.partner is None else seat_of(d.partner),
+        attack_half_points=half,
+        attack_oudlers=d.oudlers,
+        petit_au_bout=None if d.petit_au_bout is None else SIDES[d.petit_au_bout],
+        poignees=tuple(poignees),
+        chelem_announced=bool(d.chelem_announced),
+        chelem=None if d.chelem is None else SIDES[d.chelem],
+        petit_chelem=None if d.petit_chelem is None else SIDES[d.petit_chelem],
+        miseres=tuple(seat_of(m) for m in d.misere or ()),
+        offender=None if d.offender is None else seat_of(d.offender),
+        dead=dead,
+        petit_chelem_announced=bool(d.petit_chelem_announced),
+    )
+
+
+def _misere_deal(table: Table, text: str, dead: int | None) -> tuple[int, ...]:
+    parts = text.split(",")
+    if len(parts) != table.config.players:
+        raise InputError(f"--misere-deal takes {table.config.players} point counts")
+    return score_misere_deal(table.config, tuple(parse_half_points(p) for p in parts), dead)
+
+
+def _score_line(text: str, players: int) -> tuple[int, ...]:
+    parts = text.split(",")
+    if len(parts) != players or not all(re.fullmatch(r"[+-]?\d{1,7}", p.strip()) for p in parts):
+        raise InputError(f"--scores takes {players} integers separated by commas, not {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+def _line_text(scores: Sequence[int]) -> str:
+    return ",".join(str(s) for s in scores)
+
+
+def _describe(table: Table, d: argparse.Namespace, h: HandScore, seat_of: Any) -> str:
+    taker = table.names[seat_of(d.taker)]
+    verdict = f"made by {h.difference}" if h.made else f"failed by {-h.difference}"
+    return f"{d.contract} by {taker}, {verdict}"
+
+
+def _explain_lines(
+    table: Table, d: argparse.Namespace, h: HandScore, dead: int | None
+) -> list[str]:
+    """The computation as a score counter writes it (seed 002's order)."""
+    mult = MULTIPLIER[CONTRACTS[d.contract]]
+    half = (
+        parse_half_points(d.points)
+        if d.points is not None
+        else TOTAL_HALF_POINTS - parse_half_points(d.defence_points)
+    )
+    verdict = f"made by {h.difference}" if h.made else f"failed by {-h.difference}"
+    lines = [
+        f"{d.contract}, {d.oudlers} oudler{'s' if d.oudlers != 1 else ''}: threshold "
+        f"{h.threshold}, attack {_points_text(half)} points: {verdict}",
+        f"(25 + {abs(h.difference)}) x {mult} = {abs(h.base)}",
+    ]
+    if h.attack_wins != h.made:
+        lines.append("penalty: the offending side loses the hand")
+    for label, value in (
+        ("petit au bout", h.petit_au_bout),
+        ("poignées", h.poignees),
+        ("chelem", h.chelem),
+    ):
+        if value:
+            lines.append(f"{label}: {value:+d}")
+    who = "each defender pays" if h.hand_score >= 0 else "each defender receives"
+    lines.append(f"hand score: {abs(h.hand_score)} ({who})")
+    if any(h.miseres):
+        lines.append(
+            "misères: "
+            + ", ".join(f"{n} {m:+d}" for n, m in zip(table.names, h.miseres, strict=True))
+        )
+    return lines
+
+
+def _run_hand(args: argparse.Namespace, as_json: bool) -> str:
+    table = _table(args)
+    sheet = ScoreSheet(table.config, table.names, table.first_dealer)
+
+    def seat_of(text: str) -> int:
+        try:
+            return sheet.seat_of(text)
+        except ValueError as e:
+            raise InputError(str(e)) from None
+
+    if args.dead is None and table.config.active_players != table.config.players:
+        raise InputError("five players with a dead hand: say who sits out with --dead")
+    try:
+        result = _deal(table, args, None, seat_of)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    if result.kind is not LineKind.HAND:
+        raise InputError("--void is for the lines of a round file")
+    h = result.explanation
+    if as_json:
+        return json.dumps(
+            {
+                "players": list(table.names),
+                "scores": list(result.scores),
+                "breakdown": None if h is None else _breakdown(h),
+            },
+            ensure_ascii=False,
+        )
+    lines = [] if h is None else _explain_lines(table, args, h, None)
+    width = max(len(n) for n in table.names)
+    lines += [
+        f"{n.ljust(width)}  {s:+d}" if s else f"{n.ljust(width)}  0"
+        for n, s in zip(table.names, result.scores, strict=True)
+    ]
+    return "\n".join(lines)
+
+
+def _breakdown(h: HandScore) -> dict[str, Any]:
+    return {
+        "threshold": h.threshold,
+        "difference": h.difference,
+        "made": h.made,
+        "attack_wins": h.attack_wins,
+        "base": h.base,
+        "petit_au_bout": h.petit_au_bout,
+        "poignees": h.poignees,
+        "chelem": h.chelem,
+        "hand_score": h.hand_score,
+        "miseres": list(h.miseres),
+    }
+
+
+def _run_round(path: str, as_json: bool) -> str:
+    text = _read(path)
+    entries = _json_entries(text) if text.lstrip().startswith("{") else _text_entries(text)
+    if not entries:
+        raise InputError(f"{path}: empty round file")
+    table_parser, deal_parser = _Parser(add_help=False), _Parser(add_help=False)
+    _add_table_options(table_parser)
+    _add_deal_options(deal_parser)
+    (where, argv), deals = entries[0], entries[1:]
+    try:
+        table = _table(table_parser.parse_args(argv))
+    except (InputError, ValueError) as e:
+        raise InputError(f"{path}:{where}: table: {e}") from None
+    sheet = ScoreSheet(table.config, table.names, table.first_dealer)
+    for where, argv in deals:
+        try:
+
+            def seat_of(text: str) -> int:
+                try:
+                    return sheet.seat_of(text)
+                except ValueError as e:
+                    raise InputError(str(e)) from None
+
+            result = _deal(table, deal_parser.parse_args(argv), sheet.dead, seat_of)
+            if result.kind is LineKind.HAND:
+                sheet.add_hand(result.scores, result.note)
+            else:
+                sheet.add_void(result.kind, result.note)
+        except (InputError, ValueError) as e:
+            raise InputError(f"{path}:{where}: {e}") from None
+    if as_json:
+        return json.dumps(sheet.to_dict(), ensure_ascii=False)
+    return sheet.render()
+
+
+def _read(path: str) -> str:
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read {path}: {e}") from None
+
+
+def _text_entries(text: str) -> list[tuple[str, list[str]]]:
+    """Text format: '#' comments and blank lines ignored; first line the table, then deals."""
+    entries = []
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            argv = shlex.split(line, comments=True)
+        except ValueError as e:
+            raise InputError(f"line {number}: {e}") from None
+        if argv:
+            entries.append((f"line {number}", argv))
+    return entries
+
+
+def _json_entries(text: str) -> list[tuple[str, list[str]]]:
+    """JSON format: {"table": {option: value}, "deals": [{option: value}, ...]}."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON: {e}") from None
+    if not isinstance(data, dict) or set(data) != {"table", "deals"}:
+        raise InputError('a JSON round is {"table": {...}, "deals": [...]}')
+    table, deals = data["table"], data["deals"]
+    if not isinstance(table, dict) or not isinstance(deals, list):
+        raise InputError('a JSON round is {"table": {...}, "deals": [...]}')
+    entries = [("table", _argv(table, "table"))]
+    entries += [(f"deal {i}", _argv(deal, f"deal {i}")) for i, deal in enumerate(deals, 1)]
+    return entries
+
+
+def _argv(options: object, where: str) -> list[str]:
+    """JSON options as command-line tokens, so both formats go through the same parser."""
+    if not isinstance(options, dict):
+        raise InputError(f"{where}: expected an object of options")
+    argv: list[str] = []
+    for key, value in options.items():
+        flag = "--" + str(key).replace("_", "-")
+        name = str(key).replace("-", "_")
+        if value is True:
+            argv.append(flag)
+        elif value is False or value is None:
+            continue
+        elif isinstance(value, list):
+            items = [_scalar(v, where) for v in value]
+            if name in APPEND_OPTIONS:
+                for item in items:
+                    argv += [flag, item]
+            else:
+                argv += [flag, ",".join(items)]
+        else:
+            argv += [flag, _scalar(value, where)]
+    return argv
+
+
+def _scalar(value: object, where: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InputError(f"{where}: unexpected value {value!r}")
+    if isinstance(value, float):
+        # Points such as 40.5 are exact in binary; anything else is refused, not rounded.
+        if value * 2 != int(value * 2):
+            raise InputError(f"{where}: {value!r} is not a whole or half number")
+        return _points_text(int(value * 2))
+    return str(value)

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from tarot_p2p.crypto.group import (
     POINT_BYTES,
+    GroupError,
     Point,
     Scalar,
     add,
@@ -33,7 +34,7 @@ class Ciphertext(NamedTuple):
     @classmethod
     def from_bytes(cls, data: bytes) -> Ciphertext:
         if len(data) != 2 * POINT_BYTES:
-            raise ValueError("a ciphertext is 66 bytes")
+            raise GroupError("a ciphertext is 66 bytes")
         return cls(point_from_bytes(data[:POINT_BYTES]), point_from_bytes(data[POINT_BYTES:]))
 
 

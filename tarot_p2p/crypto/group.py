@@ -23,7 +23,7 @@ from coincurve import PublicKey
 from coincurve._libsecp256k1 import ffi, lib
 from coincurve.context import GLOBAL_CONTEXT
 
-from tarot_p2p.crypto.errors import GroupError
+from tarot_p2p.crypto.errors import GroupError as GroupError  # re-exported for callers
 
 ORDER: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 FIELD_P: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F

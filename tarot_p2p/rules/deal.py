@@ -1,0 +1,151 @@
+"""The deal: how an ordering of the 78 cards becomes hands and a chien.
+
+Why the deal is an input: the engine has no randomness. In a networked game the deck order
+comes out of the mental-poker shuffle, and every peer maps deck positions to destinations
+with the same fixed pattern, so the pattern below is normative (the protocol uses it).
+
+The pattern (FFT style): the dealer gives packets of three cards to each active player in
+turn, starting with the player after him (seat ``dealer + 1``; play goes from seat ``i`` to
+seat ``i + 1``), and puts single cards into the chien between packets — never the first
+nor the last card of the deck. With ``P`` packets in all and a chien of ``C`` cards, chien
+card ``i`` (``0 <= i < C``) is put right after packet number ``((i + 1) * P) // (C + 1)``
+(packets counted from 1). That gives, by deck position:
+
+* 3 players: 24 packets, chien after packets 3, 6, 10, 13, 17, 20 (24 cards each, chien 6);
+* 4 players: 24 packets, same chien slots (18 cards each, chien 6);
+* 5 players (called king): 25 packets, chien after packets 6, 12, 18 (15 each, chien 3);
+* 5 players with a dead hand: the dealer gets nothing; the four others are dealt the
+  4-player pattern, starting with seat ``dealer + 1``.
+
+The two-player variant is not dealt by this engine (see :func:`deal_pattern`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+from tarot_p2p.rules.cards import DECK_SIZE, FULL_DECK, CardSet, card_name, count
+from tarot_p2p.rules.config import FivePlayerMode, TableConfig
+
+CHIEN: Final = -1
+"""Destination of a deck position that goes to the chien."""
+
+PACKET: Final = 3
+
+
+def active_seats(config: TableConfig, dealer: int) -> tuple[int, ...]:
+    """Seats holding cards this hand, in playing order from the dealer's right.
+
+    At five with a dead hand the dealer sits out; otherwise every seat plays.
+    """
+    check_seat(config, dealer)
+    n = config.seats
+    order = tuple((dealer + 1 + i) % n for i in range(n))
+    if config.active_players < n:
+        return order[:-1]
+    return order
+
+
+def chien_size(config: TableConfig) -> int:
+    """Cards in the chien: 3 at five players in called-king mode, 6 otherwise."""
+    return 3 if config.active_players == 5 else 6
+
+
+def hand_size(config: TableConfig) -> int:
+    """Cards dealt to each active player."""
+    return (DECK_SIZE - chien_size(config)) // config.active_players
+
+
+def check_seat(config: TableConfig, seat: int) -> None:
+    if not isinstance(seat, int) or not 0 <= seat < config.seats:
+        raise ValueError(f"no seat {seat!r} at a {config.seats}-seat table")
+
+
+def _check_supported(config: TableConfig) -> None:
+    if config.players == 2:
+        raise ValueError(
+            "the two-player variant is not implemented by the rules engine "
+            "(its open piles need their own deal and play rules)"
+        )
+
+
+@cache
+def _pattern(players: int, dead_hand: bool, dealer: int) -> tuple[int, ...]:
+    mode = FivePlayerMode.DEAD_HAND if dead_hand else FivePlayerMode.CALLED_KING
+    config = TableConfig(players=players, five_player_mode=mode)
+    seats = active_seats(config, dealer)
+    chien = chien_size(config)
+    packets = (DECK_SIZE - chien) // PACKET
+    after = [((i + 1) * packets) // (chien + 1) for i in range(chien)]
+    out: list[int] = []
+    for p in range(packets):
+        out.extend([seats[p % len(seats)]] * PACKET)
+        out.extend([CHIEN] * after.count(p + 1))
+    assert len(out) == DECK_SIZE and out[0] != CHIEN and out[-1] != CHIEN
+    return tuple(out)
+
+
+def deal_pattern(config: TableConfig, dealer: int) -> tuple[int, ...]:
+    """For each deck position 0..77, its destination: a seat, or :data:`CHIEN`.
+
+    Normative: the network protocol maps the shuffled deck to hands with this function.
+    Raises ``ValueError`` for the two-player variant, which this engine does not deal.
+    """
+    _check_supported(config)
+    check_seat(config, dealer)
+    dead = config.players == 5 and config.active_players == 4
+    return _pattern(config.players, dead, dealer)
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Hands (one card set per seat; empty for a seat sitting out) and the chien."""
+
+    hands: tuple[CardSet, ...]
+    chien: CardSet
+
+
+def deal_cards(config: TableConfig, dealer: int, deck_order: tuple[int, ...] | list[int]) -> Deal:
+    """Map ``deck_order`` (the 78 cards, top of the deck first) to hands and chien."""
+    if (
+        len(deck_order) != DECK_SIZE
+        or not all(type(c) is int for c in deck_order)
+        or sorted(deck_order) != list(range(DECK_SIZE))
+    ):
+        raise ValueError("deck order must hold each of the 78 cards exactly once")
+    pattern = deal_pattern(config, dealer)
+    hands = [0] * config.seats
+    chien = 0
+    for card, dest in zip(deck_order, pattern, strict=True):
+        if dest == CHIEN:
+            chien |= 1 << card
+        else:
+            hands[dest] |= 1 << card
+    return Deal(tuple(hands), chien)
+
+
+def check_deal(
+    config: TableConfig, dealer: int, hands: tuple[CardSet, ...], chien: CardSet
+) -> Deal:
+    """Validate hands and chien given directly (sizes, no card twice, all 78 present)."""
+    _check_supported(config)
+    seats = active_seats(config, dealer)
+    if len(hands) != config.seats:
+        raise ValueError(f"expected {config.seats} hands, got {len(hands)}")
+    size = hand_size(config)
+    seen = chien
+    if count(chien) != chien_size(config):
+        raise ValueError(f"the chien must hold {chien_size(config)} cards")
+    for seat, hand in enumerate(hands):
+        want = size if seat in seats else 0
+        if count(hand) != want:
+            raise ValueError(f"seat {seat} must hold {want} cards, not {count(hand)}")
+        if seen & hand:
+            dup = (seen & hand).bit_length() - 1
+            raise ValueError(f"card {card_name(dup)} dealt twice")
+        seen |= hand
+    if seen != FULL_DECK:
+        raise ValueError("hands and chien must hold the 78 cards")
+    return Deal(tuple(hands), chien)

@@ -1,0 +1,1061 @@
+"""The hand state machine: one deal from the bidding to the score.
+
+Theory of operation
+-------------------
+A :class:`State` is one position of one hand, seen by one observer. It moves only through
+:meth:`State.apply_action`, which mutates it in place (for speed: copying a position per
+move would dominate the cost of refereeing) and either applies the move completely or
+raises :class:`IllegalAction` naming the rule broken and changes nothing. The actions are
+those of :mod:`tarot_p2p.rules.actions`; the acting seat is always
+:meth:`State.current_player` — the same code checks a peer's own moves and the others'.
+
+Phases, in order (any may end the hand early):
+
+1. ``BIDDING`` — from the dealer's right, every active seat speaks once: pass or a strictly
+   higher contract. A player holding the petit sec (the petit is his only trump and he has
+   no Excuse) must announce it (:class:`PetitSec`) when his turn to speak comes, instead of
+   bidding; the deal is void. FFT says he must, so with his hand known it is his only legal
+   action; when the engine cannot see his hand, not announcing it is an offence the audit
+   finds. All pass: the deal is void (FFT) or, with ``AllPass.MISERE_DEAL``, played out
+   each for himself, the chien set aside.
+2. ``CALL`` — five players in called-king mode: the taker calls a king (a queen if he holds
+   the four kings, a knight if he also holds the four queens, a jack after that). He may
+   call his own card, and then plays alone, as when the called card is in the chien.
+3. ``DISCARD`` — prise and garde: the chien is shown and taken; the taker discards as many
+   cards, one :class:`Discard` per card. Never a king or an oudler; a trump only when the
+   other cards he may discard are fewer than the discards still to make (FFT: "only if he
+   cannot do otherwise"); discarded trumps are shown.
+4. ``GO`` — the taker says "jeu" (:class:`Go`), announcing a chelem or not. An announced
+   chelem gives him the first lead; otherwise the dealer's right leads.
+5. ``PLAY`` — tricks. Before his first card a player may show a poignée and (variant)
+   announce misères. Follow suit; void, trump; a trump in the trick, overtrump if able
+   (even over a partner), else undertrump; trump led, overtrump if able; no trump, any
+   card; the Excuse at any time; the Excuse led, the next card sets the suit.
+6. ``DONE`` — terminal: :meth:`State.outcome` and :meth:`State.returns`.
+
+Imperfect information
+---------------------
+A peer does not see the other hands. Each seat's hand is held as the cards known to be in
+it plus a number of unknown cards; ``pool`` holds the cards whose place this observer does
+not know. A move by a seat whose hand is fully known is checked completely. A move by a
+seat with unknown cards is checked only as far as public information allows:
+
+* immediate: phase, turn and kind of move; bid order; card numbers; a played or shown card
+  must be one this seat may still hold (in its known cards, or in the pool when it has
+  unknown cards — never a card played, in another known hand, or in a known chien/écart);
+  a poignée's size and that it holds only trumps and the Excuse; a discard shown must be a
+  trump that is not an oudler; the called card's rank is a face card.
+* deferred to the audit (:mod:`tarot_p2p.rules.audit`): revoke and every other duty of the
+  play (follow, trump, overtrump), an écart with a king/oudler hidden or with trumps when
+  other cards were available, the Excuse in a poignée while other trumps stay hidden, a
+  false misère, a false or missing petit sec, calling a queen without the four kings.
+
+The protocol tells the state what it learns: :meth:`State.reveal_hand` (cards of a hand,
+e.g. shown), :meth:`State.reveal_chien`, :meth:`State.reveal_ecart`. The chien must be
+known before the taker's first discard in prise/garde (it is shown to everyone then); the
+écart, and in garde sans/contre the chien, must be known before :meth:`State.outcome`.
+
+Excuse (counted when the hand ends, see :meth:`State.outcome`): its owner's side keeps it
+and owes the trick winner's side a half-point card; the debt is settled in the count even
+when the owner's side never takes a trick (its Excuse is then worth 4 points, as FFT says
+of a chelem made without it), so the two sides always hold 182 half-points. Played to the
+last trick outside a chelem it goes to the opposing side (or, variant, to the trick
+winner; in a misère deal, where there are no sides, to the trick winner). In a chelem it
+is never lost: led to the last trick by the side that took every other trick, it wins it,
+and the petit then counts au bout in the penultimate trick.
+
+Petit chelem (variant): detected, never announced: a side that took every trick but at
+most three, without a chelem.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+from tarot_p2p.rules.actions import (
+    BIDS,
+    DISCARD,
+    HIDDEN,
+    PETIT_SEC,
+    PLAY,
+    Action,
+    Bid,
+    CallCard,
+    Discard,
+    Go,
+    Misere,
+    MisereKind,
+    PetitSec,
+    Play,
+    Poignee,
+)
+from tarot_p2p.rules.cards import (
+    DECK_SIZE,
+    EXCUSE,
+    EXCUSE_MASK,
+    FULL_DECK,
+    KING,
+    KING_MASK,
+    OUDLER_MASK,
+    PETIT,
+    RANK_OF,
+    SUIT_MASK,
+    SUIT_OF,
+    TRUMP_MASK,
+    TRUMP_SUIT,
+    CardSet,
+    card_name,
+    cards_of,
+    half_points_of,
+)
+from tarot_p2p.rules.config import AllPass, ExcuseLastTrick, TableConfig
+from tarot_p2p.rules.deal import (
+    active_seats,
+    check_deal,
+    check_seat,
+    chien_size,
+    deal_cards,
+    hand_size,
+)
+from tarot_p2p.rules.scoring import (
+    Contract,
+    HandOutcome,
+    Side,
+    score_hand,
+    score_misere_deal,
+)
+from tarot_p2p.rules.scoring import Poignee as PoigneeBonus
+
+
+class Phase(enum.IntEnum):
+    BIDDING = 0
+    CALL = 1
+    DISCARD = 2
+    GO = 3
+    PLAY = 4
+    DONE = 5
+
+
+class Void(enum.StrEnum):
+    """Why a deal ended without being played."""
+
+    PETIT_SEC = "petit_sec"
+    ALL_PASS = "all_pass"
+
+
+TERMINAL: Final = -1
+"""``current_player()`` of a finished hand."""
+
+POIGNEE_THRESHOLDS: Final[dict[int, tuple[int, int, int]]] = {
+    3: (13, 15, 18),
+    4: (10, 13, 15),
+    5: (8, 10, 13),
+}
+"""Trumps to show for a simple, double, triple poignée, by number of active players."""
+
+FACE_MASK: Final[CardSet] = sum(1 << (s * 14 + r - 1) for s in range(4) for r in range(11, 15))
+"""Jacks, knights, queens and kings."""
+
+ABOVE: Final[tuple[CardSet, ...]] = tuple(
+    (TRUMP_MASK & ~((2 << c) - 1)) if 56 <= c < 77 else 0 for c in range(DECK_SIZE)
+)
+"""For a trump, the trumps above it."""
+
+_TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
+
+
+class IllegalAction(ValueError):
+    """An action this position does not allow; ``rule`` names the rule broken."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+
+
+class IncompleteInformation(ValueError):
+    """The observer lacks cards it needs (a hidden hand, chien or écart not revealed yet)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """Static description of a hand under one table configuration."""
+
+    config: TableConfig
+    seats: int
+    players: int
+    hand_size: int
+    chien_size: int
+    tricks: int
+    poignee_thresholds: tuple[int, int, int]
+    called_king: bool
+
+
+@cache
+def game_of(config: TableConfig) -> Game:
+    """The :class:`Game` of ``config`` (raises ``ValueError`` for the two-player variant)."""
+    if config.players == 2:
+        raise ValueError(
+            "the two-player variant is not implemented by the rules engine "
+            "(its open piles need their own deal and play rules)"
+        )
+    n = config.active_players
+    return Game(
+        config=config,
+        seats=config.seats,
+        players=n,
+        hand_size=hand_size(config),
+        chien_size=chien_size(config),
+        tricks=hand_size(config),
+        poignee_thresholds=POIGNEE_THRESHOLDS[n],
+        called_king=n == 5,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    leader: int
+    cards: tuple[int, ...]
+    """In playing order, starting with the leader's card."""
+    winner: int
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one seat may see of a position (computed on demand, never stored)."""
+
+    seat: int
+    phase: Phase
+    dealer: int
+    current_player: int
+    hand: CardSet
+    """This seat's own cards (those known to this state)."""
+    hand_sizes: tuple[int, ...]
+    bids: tuple[tuple[int, int], ...]
+    """(seat, contract or 0 for a pass), in speaking order."""
+    taker: int | None
+    contract: Contract | None
+    called_card: int | None
+    partner: int | None
+    """The partner's seat, once this seat knows it (``None`` otherwise or when alone)."""
+    partner_known: bool
+    """True once this seat knows who the partner is, or that the taker plays alone."""
+    chien: CardSet | None
+    """The chien when it was shown (prise, garde), else ``None``."""
+    ecart: CardSet
+    """The whole écart for the taker; the discarded trumps (shown) for the others."""
+    chelem_announced: bool
+    poignees: tuple[tuple[int, CardSet], ...]
+    miseres: tuple[tuple[int, MisereKind], ...]
+    tricks: tuple[Trick, ...]
+    trick_leader: int | None
+    trick: tuple[int, ...]
+    played: CardSet
+    void: Void | None
+
+
+class State:
+    """One position of one hand (see the module docstring)."""
+
+    __slots__ = (
+        "_bids",
+        "_excuse_seat",
+        "_high_trump",
+        "_history",
+        "_lead_suit",
+        "_legal_cache",
+        "_miseres",
+        "_order",
+        "_played_first",
+        "_poignees",
+        "_speaker",
+        "_trick",
+        "_trick_leader",
+        "_win_card",
+        "_win_seat",
+        "called",
+        "chelem_announced",
+        "chien",
+        "chien_known",
+        "config",
+        "contract",
+        "current",
+        "dealer",
+        "discards_left",
+        "ecart",
+        "ecart_hidden",
+        "game",
+        "hands",
+        "hidden",
+        "next_seat",
+        "phase",
+        "played",
+        "played_by",
+        "pool",
+        "taker",
+        "taker_pool",
+        "tricks",
+        "void",
+        "won",
+    )
+
+    def __init__(
+        self,
+        config: TableConfig,
+        dealer: int,
+        hands: Sequence[CardSet | None],
+        chien: CardSet | None,
+    ) -> None:
+        """Prefer :func:`new_hand` and :func:`from_hands`, which validate the deal."""
+        game = game_of(config)
+        check_seat(config, dealer)
+        self.config = config
+        self.game = game
+        self.dealer = dealer
+        self._order = active_seats(config, dealer)
+        nxt = [-1] * game.seats
+        for i, s in enumerate(self._order):
+            nxt[s] = self._order[(i + 1) % len(self._order)]
+        self.next_seat: tuple[int, ...] = tuple(nxt)
+        self.hands = [h or 0 for h in hands]
+        self.hidden = [
+            (game.hand_size if s in self._order else 0) if h is None else 0
+            for s, h in enumerate(hands)
+        ]
+        self.chien_known = chien is not None
+        self.chien = chien or 0
+        known = self.chien
+        for h in self.hands:
+            known |= h
+        self.pool = FULL_DECK & ~known
+        self.taker_pool = 0
+        self.ecart = 0
+        self.ecart_hidden = 0
+        self.phase = Phase.BIDDING
+        self._speaker = 0
+        self.current = self._order[0]
+        self._bids: list[tuple[int, int]] = []
+        self.contract: Contract | None = None
+        self.taker: int | None = None
+        self.called: int | None = None
+        self.discards_left = 0
+        self.chelem_announced = False
+        self._poignees: list[tuple[int, CardSet]] = []
+        self._miseres: list[tuple[int, MisereKind]] = []
+        self._played_first = 0
+        self.tricks: list[Trick] = []
+        self._trick: list[int] = []
+        self._trick_leader = self._order[0]
+        self._lead_suit = -1
+        self._high_trump = -1
+        self._win_seat = -1
+        self._win_card = -1
+        self._excuse_seat = -1
+        self.won = [0] * game.seats
+        self.played = 0
+        self.played_by = [0] * game.seats
+        self.void: Void | None = None
+        self._history: list[Action] = []
+        self._legal_cache = -1
+
+    # ------------------------------------------------------------------ queries
+
+    def current_player(self) -> int:
+        return TERMINAL if self.phase is Phase.DONE else self.current
+
+    def is_terminal(self) -> bool:
+        return self.phase is Phase.DONE
+
+    def history(self) -> list[Action]:
+        """The actions applied so far, in order (replayable on a fresh state)."""
+        return list(self._history)
+
+    def is_known(self, seat: int) -> bool:
+        """True when this state sees every card of ``seat``'s hand."""
+        return self.hidden[seat] == 0
+
+    def partner(self) -> int | None:
+        """The called partner's seat once known to this state (``None``: unknown or alone)."""
+        c = self.called
+        if c is None:
+            return None
+        bit = 1 << c
+        for s in self._order:
+            if (self.hands[s] | self.played_by[s]) & bit and s != self.taker:
+                return s
+        return None
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the current player, in a deterministic order.
+
+        Requires the current player's hand to be known. In the play phase, before a
+        player's first card, one canonical poignée per level is listed (the lowest trumps,
+        the Excuse only when it must stand in); :meth:`apply_action` accepts any valid one.
+        """
+        phase = self.phase
+        if phase is Phase.DONE:
+            return []
+        seat = self.current
+        if self.hidden[seat] and phase is not Phase.BIDDING and phase is not Phase.GO:
+            raise IncompleteInformation(f"seat {seat}'s hand is not known to this state")
+        if phase is Phase.PLAY:
+            mask = self._legal_mask()
+            out: list[Action] = []
+            if not (self._played_first >> seat) & 1 and self.taker is not None:
+                out.extend(self._announcements(seat))
+            while mask:
+                low = mask & -mask
+                out.append(PLAY[low.bit_length() - 1])
+                mask ^= low
+            return out
+        if phase is Phase.BIDDING:
+            if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
+                return [PETIT_SEC]
+            top = max((c for _, c in self._bids), default=0)
+            return [BIDS[0], *BIDS[top + 1 :]]
+        if phase is Phase.CALL:
+            return [CallCard(c) for c in cards_of(_callable(self.hands[seat]))]
+        if phase is Phase.DISCARD:
+            return [DISCARD[c] for c in cards_of(self._discardable())]
+        return [Go(False), Go(True)]
+
+    def legal_play_mask(self) -> CardSet:
+        """Cards the current player may play (play phase, known hand): the fast path."""
+        if self.phase is not Phase.PLAY or self.hidden[self.current]:
+            raise IncompleteInformation("no known hand to play from")
+        return self._legal_mask()
+
+    def _legal_mask(self) -> CardSet:
+        if self._legal_cache >= 0:
+            return self._legal_cache
+        h = self.hands[self.current]
+        suit = self._lead_suit
+        if suit < 0:
+            mask = h
+        else:
+            if suit != TRUMP_SUIT:
+                follow = h & SUIT_MASK[suit]
+                if follow:
+                    mask = follow | (h & EXCUSE_MASK)
+                    self._legal_cache = mask
+                    return mask
+            trumps = h & TRUMP_MASK
+            if trumps:
+                high = self._high_trump
+                over = trumps & ABOVE[high] if high >= 0 else trumps
+                mask = (over or trumps) | (h & EXCUSE_MASK)
+            else:
+                mask = h
+        self._legal_cache = mask
+        return mask
+
+    def _announcements(self, seat: int) -> list[Action]:
+        out: list[Action] = []
+        h = self.hands[seat]
+        if not any(s == seat for s, _ in self._poignees):
+            trumps = h & TRUMP_MASK
+            t = trumps.bit_count()
+            for need in self.game.poignee_thresholds:
+                if t >= need:
+                    out.append(Poignee(_lowest(trumps, need)))
+                elif t + 1 == need and h & EXCUSE_MASK:
+                    out.append(Poignee(trumps | EXCUSE_MASK))
+        if self.config.misere:
+            done = {k for s, k in self._miseres if s == seat}
+            for kind in MisereKind:
+                if kind not in done and _misere_holds(kind, h):
+                    out.append(Misere(kind))
+        return out
+
+    def _discardable(self) -> CardSet:
+        h = self.hands[self.current]
+        plain = h & ~(TRUMP_MASK | KING_MASK | OUDLER_MASK)
+        if plain.bit_count() >= self.discards_left:
+            return plain
+        return plain | (h & TRUMP_MASK & ~OUDLER_MASK)
+
+    # ------------------------------------------------------------------ moves
+
+    def apply_action(self, action: Action) -> None:
+        """Apply ``action`` for the current player, or raise :class:`IllegalAction`."""
+        phase = self.phase
+        if phase is Phase.PLAY and type(action) is Play:
+            self._play(action.card)
+        elif phase is Phase.DONE:
+            raise IllegalAction("hand-over", "the hand is over")
+        elif phase is Phase.BIDDING and type(action) is Bid:
+            self._bid(action.contract)
+        elif phase is Phase.BIDDING and type(action) is PetitSec:
+            self._petit_sec()
+        elif phase is Phase.CALL and type(action) is CallCard:
+            self._call(action.card)
+        elif phase is Phase.DISCARD and type(action) is Discard:
+            self._discard(action.card)
+        elif phase is Phase.GO and type(action) is Go:
+            self._go(action.chelem)
+        elif phase is Phase.PLAY and type(action) is Poignee:
+            self._poignee(action.cards)
+        elif phase is Phase.PLAY and type(action) is Misere:
+            self._misere(action.kind)
+        else:
+            raise IllegalAction("wrong-phase", f"{action} is not a move of the {phase.name} phase")
+        self._history.append(action)
+
+    def _bid(self, contract: int) -> None:
+        seat = self.current
+        if type(contract) is not int or not 0 <= contract <= 4:
+            raise IllegalAction("bid", f"no contract {contract!r}")
+        if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
+            raise IllegalAction("petit-sec", "a player holding the petit sec must announce it")
+        top = max((c for _, c in self._bids), default=0)
+        if contract and contract <= top:
+            raise IllegalAction("bid-order", "a bid must be higher than the bids before it")
+        self._bids.append((seat, contract))
+        self._speaker += 1
+        if self._speaker < len(self._order):
+            self.current = self._order[self._speaker]
+            return
+        if top == 0 and contract == 0:
+            if self.config.all_pass is AllPass.MISERE_DEAL:
+                self._start_play(self._order[0])
+            else:
+                self._end_void(Void.ALL_PASS)
+            return
+        best = max(self._bids, key=lambda b: b[1])
+        self.taker, self.contract = best[0], Contract(best[1])
+        self.current = self.taker
+        if self.game.called_king:
+            self.phase = Phase.CALL
+        else:
+            self._after_call()
+
+    def _petit_sec(self) -> None:
+        seat = self.current
+        if not self.hidden[seat] and not _is_petit_sec(self.hands[seat]):
+            raise IllegalAction("petit-sec", "the hand does not hold the petit sec")
+        self._bids.append((seat, -1))
+        self._end_void(Void.PETIT_SEC)
+
+    def _end_void(self, why: Void) -> None:
+        self.void = why
+        self.phase = Phase.DONE
+
+    def _call(self, card: int) -> None:
+        seat = self.current
+        if type(card) is not int or not 0 <= card < 56 or RANK_OF[card] < 11:
+            raise IllegalAction("call", "the taker calls a king, queen, knight or jack")
+        if not self.hidden[seat] and not (_callable(self.hands[seat]) >> card) & 1:
+            raise IllegalAction(
+                "call",
+                "a king must be called, or a lower rank only when holding the four of each above",
+            )
+        self.called = card
+        self._after_call()
+
+    def _after_call(self) -> None:
+        taker = self.taker
+        assert taker is not None and self.contract is not None
+        if self.contract <= Contract.GARDE:
+            if not self.chien_known:
+                # The taker takes the chien; its cards become known when it is revealed.
+                self.hidden[taker] += self.game.chien_size
+            else:
+                self.hands[taker] |= self.chien
+            self.discards_left = self.game.chien_size
+            self.phase = Phase.DISCARD
+        else:
+            self.phase = Phase.GO
+
+    def _discard(self, card: int) -> None:
+        seat = self.current
+        if type(card) is not int or not 0 <= card <= HIDDEN:
+            raise IllegalAction("card", f"no card {card!r}")
+        bit = 1 << card
+        if not self.chien_known:
+            raise IncompleteInformation("the chien must be revealed before the écart")
+        if card == HIDDEN:
+            if not self.hidden[seat]:
+                raise IllegalAction("discard", "the taker's own state must name the card discarded")
+            if self.hands[seat]:
+                # A hidden card leaves the hand: the known cards may be among the discards.
+                self.taker_pool |= self.hands[seat]
+                self.hidden[seat] += self.hands[seat].bit_count()
+                self.hands[seat] = 0
+            self.hidden[seat] -= 1
+            self.ecart_hidden += 1
+        elif not self.hidden[seat]:
+            if not (self._discardable() >> card) & 1:
+                if not (self.hands[seat] >> card) & 1:
+                    raise IllegalAction("discard", f"{card_name(card)} is not in the taker's hand")
+                if bit & (KING_MASK | OUDLER_MASK):
+                    raise IllegalAction("ecart-king-oudler", "no king nor oudler in the écart")
+                raise IllegalAction(
+                    "ecart-trump", "a trump may be discarded only when nothing else can be"
+                )
+            self.hands[seat] ^= bit
+            self.ecart |= bit
+        else:
+            if not bit & TRUMP_MASK or bit & OUDLER_MASK:
+                raise IllegalAction("ecart-shown", "only trumps other than oudlers are shown")
+            self._take_from(seat, card)
+            self.ecart |= bit
+        self.discards_left -= 1
+        self._legal_cache = -1
+        if not self.discards_left:
+            self.phase = Phase.GO
+
+    def _take_from(self, seat: int, card: int) -> None:
+        """Remove ``card`` from ``seat``'s hand, which must be able to hold it."""
+        bit = 1 << card
+        if self.hands[seat] & bit:
+            self.hands[seat] ^= bit
+            return
+        if self.hidden[seat] and (self.pool | (self.taker_pool if seat == self.taker else 0)) & bit:
+            self.hidden[seat] -= 1
+            self.pool &= ~bit
+            self.taker_pool &= ~bit
+            return
+        raise IllegalAction("card-not-held", f"{card_name(card)} cannot be in seat {seat}'s hand")
+
+    def _go(self, chelem: bool) -> None:
+        if type(chelem) is not bool:
+            raise IllegalAction("go", "chelem is announced or not")
+        assert self.taker is not None
+        self.chelem_announced = chelem
+        self._start_play(self.taker if chelem else self._order[0])
+
+    def _start_play(self, leader: int) -> None:
+        self.phase = Phase.PLAY
+        self._trick_leader = leader
+        self.current = leader
+        self._legal_cache = -1
+
+    def _check_announce_window(self, seat: int) -> None:
+        if (self._played_first >> seat) & 1:
+            raise IllegalAction("announce-late", "announcements are made before one's first card")
+        if self.taker is None:
+            raise IllegalAction("announce-misere-deal", "no announcements in a misère deal")
+
+    def _poignee(self, cards: CardSet) -> None:
+        seat = self.current
+        self._check_announce_window(seat)
+        if any(s == seat for s, _ in self._poignees):
+            raise IllegalAction("poignee-twice", "one poignée per player")
+        if type(cards) is not int or cards & ~_TRUMPS_OR_EXCUSE or cards <= 0:
+            raise IllegalAction("poignee-cards", "a poignée shows trumps (and maybe the Excuse)")
+        if cards.bit_count() not in self.game.poignee_thresholds:
+            sizes = "/".join(map(str, self.game.poignee_thresholds))
+            raise IllegalAction("poignee-size", f"a poignée shows exactly {sizes} trumps")
+        h = self.hands[seat]
+        if not self.hidden[seat]:
+            if cards & ~h:
+                raise IllegalAction("poignee-not-held", "a poignée shows cards of one's hand")
+            if cards & EXCUSE_MASK and h & TRUMP_MASK & ~cards:
+                raise IllegalAction(
+                    "poignee-excuse",
+                    "the Excuse stands in a poignée only with no other trump hidden",
+                )
+        else:
+            for c in cards_of(cards & ~h):
+                self._check_may_hold(seat, c)
+            new = cards & ~h
+            if new.bit_count() > self.hidden[seat]:
+                raise IllegalAction("poignee-not-held", "more cards shown than the hand can hold")
+            self.hidden[seat] -= new.bit_count()
+            self.hands[seat] |= new
+            self.pool &= ~new
+            self.taker_pool &= ~new
+        self._poignees.append((seat, cards))
+
+    def _check_may_hold(self, seat: int, card: int) -> None:
+        bit = 1 << card
+        if self.hands[seat] & bit:
+            return
+        if self.hidden[seat] and (self.pool | (self.taker_pool if seat == self.taker else 0)) & bit:
+            return
+        raise IllegalAction("card-not-held", f"{card_name(card)} cannot be in seat {seat}'s hand")
+
+    def _misere(self, kind: MisereKind) -> None:
+        seat = self.current
+        if not self.config.misere:
+            raise IllegalAction("misere-off", "this table does not play misères")
+        self._check_announce_window(seat)
+        if not isinstance(kind, MisereKind):
+            raise IllegalAction("misere", f"no misère {kind!r}")
+        if (seat, kind) in self._miseres:
+            raise IllegalAction("misere-twice", "each misère is announced once")
+        if not self.hidden[seat] and not _misere_holds(kind, self.hands[seat]):
+            raise IllegalAction("misere-false", f"the hand does not qualify for {Misere(kind)}")
+        self._miseres.append((seat, kind))
+
+    def _play(self, card: int) -> None:
+        seat = self.current
+        if type(card) is not int or not 0 <= card < DECK_SIZE:
+            raise IllegalAction("card", f"no card {card!r}")
+        bit = 1 << card
+        if not self.hidden[seat]:
+            if not (self._legal_mask() >> card) & 1:
+                raise self._play_error(seat, card)
+            self.hands[seat] ^= bit
+        else:
+            self._take_from(seat, card)
+        self._played_first |= 1 << seat
+        self.played |= bit
+        self.played_by[seat] |= bit
+        self._legal_cache = -1
+        trick = self._trick
+        trick.append(card)
+        if card == EXCUSE:
+            self._excuse_seat = seat
+        else:
+            win = self._win_card
+            suit = SUIT_OF[card]
+            if win < 0:
+                self._lead_suit = suit
+                self._win_card, self._win_seat = card, seat
+                if suit == TRUMP_SUIT:
+                    self._high_trump = card
+            elif suit == TRUMP_SUIT:
+                if card > win or SUIT_OF[win] != TRUMP_SUIT:
+                    self._win_card, self._win_seat = card, seat
+                    self._high_trump = card
+            elif suit == SUIT_OF[win] and card > win:
+                self._win_card, self._win_seat = card, seat
+        if len(trick) < self.game.players:
+            self.current = self.next_seat[seat]
+            return
+        winner = self._win_seat
+        mask = 0
+        for c in trick:
+            mask |= 1 << c
+        self.won[winner] |= mask
+        self.tricks.append(Trick(self._trick_leader, tuple(trick), winner))
+        self._trick = []
+        self._lead_suit = self._high_trump = self._win_card = self._win_seat = -1
+        self._trick_leader = self.current = winner
+        if len(self.tricks) == self.game.tricks:
+            self.phase = Phase.DONE
+
+    def _play_error(self, seat: int, card: int) -> IllegalAction:
+        h = self.hands[seat]
+        if type(card) is not int or not 0 <= card < DECK_SIZE:
+            return IllegalAction("card", f"no card {card!r}")
+        if not (h >> card) & 1:
+            return IllegalAction("card-not-held", f"{card_name(card)} is not in seat {seat}'s hand")
+        suit = self._lead_suit
+        if suit != TRUMP_SUIT and h & SUIT_MASK[suit]:
+            return IllegalAction("follow-suit", "a player must follow the suit led")
+        if SUIT_OF[card] == TRUMP_SUIT:
+            return IllegalAction("overtrump", "a player must overtrump when he can")
+        return IllegalAction("must-trump", "a player void in the suit led must trump")
+
+    # ------------------------------------------------------------------ learning cards
+
+    def reveal_hand(self, seat: int, cards: CardSet) -> None:
+        """The protocol learnt that ``cards`` are in ``seat``'s hand (e.g. it was shown)."""
+        check_seat(self.config, seat)
+        new = cards & ~self.hands[seat]
+        for c in cards_of(new):
+            self._check_may_hold(seat, c)
+        if new.bit_count() > self.hidden[seat]:
+            raise IllegalAction("reveal", f"seat {seat}'s hand cannot hold that many more cards")
+        self.hidden[seat] -= new.bit_count()
+        self.hands[seat] |= new
+        self.pool &= ~new
+        self.taker_pool &= ~new
+        self._legal_cache = -1
+
+    def reveal_chien(self, cards: CardSet) -> None:
+        """The chien became known (shown in prise/garde, opened at the end otherwise)."""
+        if self.chien_known:
+            if cards != self.chien:
+                raise IllegalAction("reveal", "that is not the chien this state knows")
+            return
+        if cards.bit_count() != self.game.chien_size or cards & ~self.pool:
+            raise IllegalAction("reveal", "the chien must be unlocated cards, of the chien's size")
+        self.chien, self.chien_known = cards, True
+        self.pool &= ~cards
+        taker = self.taker
+        if taker is not None and self.contract is not None and self.contract <= Contract.GARDE:
+            if self.phase is not Phase.DISCARD or self.discards_left != self.game.chien_size:
+                raise IncompleteInformation("the chien is revealed before the écart")
+            self.hands[taker] |= cards
+            self.hidden[taker] -= self.game.chien_size
+
+    def reveal_ecart(self, cards: CardSet) -> None:
+        """The whole écart became known (at the end of the hand)."""
+        if self.phase in (Phase.BIDDING, Phase.CALL, Phase.DISCARD):
+            raise IncompleteInformation("the écart is not made yet")
+        if not self.ecart_hidden:
+            if cards != self.ecart:
+                raise IllegalAction("reveal", "that is not the écart this state knows")
+            return
+        new = cards & ~self.ecart
+        if (
+            cards & self.ecart != self.ecart
+            or cards.bit_count() != self.game.chien_size
+            or new & ~(self.pool | self.taker_pool)
+        ):
+            raise IllegalAction("reveal", "not an écart consistent with the hand so far")
+        self.ecart = cards
+        self.ecart_hidden = 0
+        self.pool &= ~new
+        self.taker_pool &= ~new
+
+    # ------------------------------------------------------------------ the end
+
+    def outcome(self) -> HandOutcome | None:
+        """The result of a played hand, for :func:`score_hand`; ``None`` for a void deal or
+        a misère deal (see :meth:`misere_half_points`)."""
+        if self.phase is not Phase.DONE:
+            raise IncompleteInformation("the hand is not over")
+        if self.void is not None or self.taker is None:
+            return None
+        assert self.contract is not None
+        piles, adjust, chelem, excuse_closed = self._piles()
+        attack = piles[0]
+        attack_points = half_points_of(attack) + adjust[0]
+        last = self.tricks[-1]
+        petit_au_bout: Side | None = None
+        if (1 << PETIT) & _trick_mask(last):
+            petit_au_bout = self._side(last.winner)
+        elif excuse_closed and (1 << PETIT) & _trick_mask(self.tricks[-2]):
+            petit_au_bout = self._side(self.tricks[-2].winner)
+        petit_chelem: Side | None = None
+        if self.config.petit_chelem and chelem is None:
+            for side in Side:
+                if sum(self._side(t.winner) is side for t in self.tricks) >= self.game.tricks - 3:
+                    petit_chelem = side
+        partner = self.partner()
+        dead = self.dealer if self.game.seats > self.game.players else None
+        return HandOutcome(
+            contract=self.contract,
+            taker=self.taker,
+            partner=partner,
+            attack_half_points=attack_points,
+            attack_oudlers=(attack & OUDLER_MASK).bit_count(),
+            petit_au_bout=petit_au_bout,
+            poignees=tuple(
+                PoigneeBonus(self._side(s), self.game.poignee_thresholds.index(c.bit_count()) + 1)
+                for s, c in self._poignees
+            ),
+            chelem_announced=self.chelem_announced,
+            chelem=chelem,
+            petit_chelem=petit_chelem,
+            miseres=tuple(sorted(s for s, _ in self._miseres)),
+            dead=dead,
+        )
+
+    def _side(self, seat: int) -> Side:
+        return Side.ATTACK if seat == self.taker or seat == self.partner() else Side.DEFENCE
+
+    def _piles(self) -> tuple[list[CardSet], list[int], Side | None, bool]:
+        """Cards and half-point adjustments of each party (sides, or seats in a misère
+        deal), the chelem side, and whether the Excuse closed a chelem."""
+        misere_deal = self.taker is None
+        if not misere_deal and not self.chien_known:
+            raise IncompleteInformation("the chien must be revealed to count the hand")
+        if self.ecart_hidden:
+            raise IncompleteInformation("the écart must be revealed to count the hand")
+        party = (lambda s: s) if misere_deal else (lambda s: int(self._side(s)))
+        n = self.game.seats if misere_deal else 2
+        piles = [0] * n
+        adjust = [0] * n
+        winners = [party(t.winner) for t in self.tricks]
+        last = self.tricks[-1]
+        excuse_closed = False
+        if (
+            not misere_deal
+            and last.cards[0] == EXCUSE
+            and all(w == party(last.leader) for w in winners[:-1])
+        ):
+            winners[-1] = party(last.leader)
+            excuse_closed = True
+        chelem = None if misere_deal or len(set(winners)) != 1 else Side(winners[0])
+        for t, w in zip(self.tricks, winners, strict=True):
+            piles[w] |= _trick_mask(t) & ~EXCUSE_MASK
+        if self._excuse_seat >= 0:
+            owner = party(self._excuse_seat)
+            excuse_trick = next(i for i, t in enumerate(self.tricks) if EXCUSE in t.cards)
+            w = winners[excuse_trick]
+            last_trick = excuse_trick == len(self.tricks) - 1
+            if chelem is not None or not last_trick:
+                piles[owner] |= EXCUSE_MASK
+                if w != owner:
+                    adjust[owner] -= 1
+                    adjust[w] += 1
+            elif self.config.excuse_last_trick is ExcuseLastTrick.TO_TRICK_WINNER or misere_deal:
+                piles[w] |= EXCUSE_MASK
+            else:
+                piles[1 - owner] |= EXCUSE_MASK
+        if not misere_deal:
+            assert self.contract is not None
+            if self.contract <= Contract.GARDE:
+                piles[0] |= self.ecart
+            else:
+                piles[0 if self.contract is Contract.GARDE_SANS else 1] |= self.chien
+        return piles, adjust, chelem, excuse_closed
+
+    def misere_half_points(self) -> tuple[int, ...]:
+        """Half-points taken by each seat in a misère deal (the chien set aside)."""
+        if self.phase is not Phase.DONE or self.void is not None or self.taker is not None:
+            raise IncompleteInformation("not a finished misère deal")
+        piles, adjust, _, _ = self._piles()
+        return tuple(half_points_of(p) + a for p, a in zip(piles, adjust, strict=True))
+
+    def returns(self) -> tuple[int, ...]:
+        """Score of each seat for this hand (zeros for a void deal); sums to zero."""
+        if self.phase is not Phase.DONE:
+            raise IncompleteInformation("the hand is not over")
+        if self.void is not None:
+            return (0,) * self.game.seats
+        if self.taker is None:
+            dead = self.dealer if self.game.seats > self.game.players else None
+            return score_misere_deal(self.config, self.misere_half_points(), dead)
+        outcome = self.outcome()
+        assert outcome is not None
+        return score_hand(self.config, outcome)
+
+    # ------------------------------------------------------------------ observation
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may see now (only the cards this state knows of its hand)."""
+        check_seat(self.config, seat)
+        taker = self.taker
+        called = self.called
+        partner: int | None = None
+        partner_known = False
+        if called is not None:
+            bit = 1 << called
+            holder = self.partner()
+            public = bool(self.played & bit) or (
+                self.chien_known
+                and self.contract is not None
+                and self.contract <= Contract.GARDE
+                and bool(self.chien & bit)
+            )
+            mine = (self.hands[seat] | self.played_by[seat]) & bit
+            if public or (seat == taker and mine):
+                partner, partner_known = holder, True
+            elif seat != taker and mine:
+                partner, partner_known = seat, True
+            elif public:
+                partner_known = True
+        ecart = self.ecart if seat == taker else self.ecart & TRUMP_MASK
+        shown_chien = (
+            self.chien
+            if self.chien_known
+            and self.contract is not None
+            and self.contract <= Contract.GARDE
+            and self.phase > Phase.CALL
+            else None
+        )
+        return Observation(
+            seat=seat,
+            phase=self.phase,
+            dealer=self.dealer,
+            current_player=self.current_player(),
+            hand=self.hands[seat],
+            hand_sizes=tuple(
+                self.hands[s].bit_count() + self.hidden[s] for s in range(self.game.seats)
+            ),
+            bids=tuple((s, c) for s, c in self._bids if c >= 0),
+            taker=taker,
+            contract=self.contract,
+            called_card=called,
+            partner=partner,
+            partner_known=partner_known,
+            chien=shown_chien,
+            ecart=ecart,
+            chelem_announced=self.chelem_announced,
+            poignees=tuple(self._poignees),
+            miseres=tuple(self._miseres),
+            tricks=tuple(self.tricks),
+            trick_leader=self._trick_leader if self.phase is Phase.PLAY else None,
+            trick=tuple(self._trick),
+            played=self.played,
+            void=self.void,
+        )
+
+
+def _trick_mask(t: Trick) -> CardSet:
+    m = 0
+    for c in t.cards:
+        m |= 1 << c
+    return m
+
+
+def _lowest(mask: CardSet, k: int) -> CardSet:
+    out = 0
+    for _ in range(k):
+        low = mask & -mask
+        out |= low
+        mask ^= low
+    return out
+
+
+def _is_petit_sec(hand: CardSet) -> bool:
+    return hand & _TRUMPS_OR_EXCUSE == 1 << PETIT
+
+
+def _misere_holds(kind: MisereKind, hand: CardSet) -> bool:
+    if kind is MisereKind.TRUMP:
+        return not hand & _TRUMPS_OR_EXCUSE
+    return not hand & (FACE_MASK | OUDLER_MASK)
+
+
+def _callable(hand: CardSet) -> CardSet:
+    """Cards the taker may call: the kings, then each lower rank while he holds all four of
+    every rank above it."""
+    out = 0
+    for rank in range(KING, 10, -1):
+        rank_mask = sum(1 << (s * 14 + rank - 1) for s in range(4))
+        out |= rank_mask
+        if hand & rank_mask != rank_mask:
+            break
+    return out
+
+
+def new_hand(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> State:
+    """A fully known hand dealt from ``deck_order`` with the normative pattern."""
+    deal = deal_cards(config, dealer, list(deck_order))
+    return State(config, dealer, deal.hands, deal.chien)
+
+
+def from_hands(
+    config: TableConfig,
+    dealer: int,
+    hands: Sequence[CardSet | None],
+    chien: CardSet | None,
+) -> State:
+    """A hand from its hands and chien; ``None`` for a hand or chien this observer does not
+    see (imperfect information, see the module docstring)."""
+    game = game_of(config)
+    check_seat(config, dealer)
+    if len(hands) != game.seats:
+        raise ValueError(f"expected {game.seats} hands, got {len(hands)}")
+    if all(h is not None for h in hands) and chien is not None:
+        check_deal(config, dealer, tuple(h for h in hands if h is not None), chien)
+        return State(config, dealer, hands, chien)
+    order = active_seats(config, dealer)
+    seen = 0
+    for seat, h in enumerate(hands):
+        if h is None:
+            if seat not in order:
+                raise ValueError(f"seat {seat} sits out: its hand is empty, not unknown")
+            continue
+        want = game.hand_size if seat in order else 0
+        if type(h) is not int or h < 0 or h & ~FULL_DECK or h.bit_count() != want:
+            raise ValueError(f"seat {seat} must hold {want} cards")
+        if seen & h:
+            raise ValueError("a card is in two hands")
+        seen |= h
+    if chien is not None:
+        if type(chien) is not int or chien < 0 or chien & ~FULL_DECK:
+            raise ValueError("bad chien")
+        if chien.bit_count() != game.chien_size or seen & chien:
+            raise ValueError(f"the chien must hold {game.chien_size} cards dealt nowhere else")
+    return State(config, dealer, hands, chien)

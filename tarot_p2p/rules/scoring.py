@@ -170,7 +170,8 @@ class HandScore:
     attack_wins: bool
     """After the penalty: the offending side loses the hand."""
     base: int
-    """(25 + |difference|) × multiplier, signed for the attack."""
+    """(25 + |difference|) × multiplier, signed for the attack; 25 × multiplier when the
+    penalty gives the hand to the side that had lost it."""
     petit_au_bout: int
     poignees: int
     chelem: int
@@ -211,7 +212,10 @@ def explain_hand(config: TableConfig, outcome: HandOutcome) -> HandScore:
             return 0
         return amount if side is Side.ATTACK else -amount
 
-    base = sign * (BASE + abs(difference)) * mult
+    # A side that wins only because the other side offended wins "juste" (difference 0): the
+    # offence never turns a heavy fall into a big win, and more points never score less.
+    margin = abs(difference) if attack_wins == made else 0
+    base = sign * (BASE + margin) * mult
 
     petit = 0
     if outcome.petit_au_bout is not None:

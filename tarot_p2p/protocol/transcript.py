@@ -1,0 +1,219 @@
+"""The linear transcript: a hash chain over every accepted message, and its file format.
+
+Theory of operation. All peers of a table accept the same messages in the same order. The
+protocol is turn-based: at every point the table state machine names the one seat that may
+speak next, so the order is never ambiguous and a chain suffices (no DAG). Each message
+carries the digest of the transcript before it, so a message states the exact history it
+was sent on, under the sender's signature.
+
+* ``digest_0 = SHA-256(GENESIS_TAG || table_id || binding)``, where ``binding`` is a
+  32-byte digest fixed by the table set-up (configuration and host identity).
+* ``digest_i = SHA-256(LINK_TAG || digest_{i-1} || SHA-256(payload_i))``: the chain covers
+  the exact signed payload bytes. It does not cover the signature or the outer array,
+  which a relay could re-encode (or, for a malleable signature, re-sign) without changing
+  what was said; signatures are verified separately and kept in the file.
+
+Slots: a message occupies ``(hand, seq)``; the first is ``(0, 0)`` and the successors of
+``(h, q)`` are ``(h, q + 1)`` and ``(h + 1, 0)`` (the state machine says which one is
+legal). Against our transcript an incoming message is:
+
+* the next message — its ``prev`` is our head and its slot a successor;
+* a duplicate — the same payload as the one already in that slot (a relay replay: ignored);
+* equivocation — another payload signed by the same seat for a filled slot (both kept);
+* a fork — a slot filled by another seat, or a ``prev`` that is a digest of our history
+  other than the head, or a wrong slot on top of our head: the seat signed a history
+  that contradicts ours;
+* a gap — a ``prev`` we have never seen: we missed messages, nobody can be blamed yet.
+
+File format (``protocol/wire.md`` §Transcript file): header ``MAGIC || u16 version ||
+table_id || binding``, then records ``u32 big-endian length || envelope wire bytes``. A
+torn final record (crash during a write) is detected and can be cut off; every other defect
+makes the file invalid.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tarot_p2p.protocol.envelope import (
+    DIGEST_LEN,
+    TABLE_ID_LEN,
+    Roster,
+    SignedEnvelope,
+    open_envelope,
+)
+from tarot_p2p.protocol.errors import SeatViolation, UnattributedMessage
+
+GENESIS_TAG = b"tarot-p2p/transcript/v1/genesis\x00"
+LINK_TAG = b"tarot-p2p/transcript/v1/link\x00"
+FILE_MAGIC = b"TP2PTRN\x00"
+FILE_VERSION = 1
+HEADER_LEN = len(FILE_MAGIC) + 2 + TABLE_ID_LEN + DIGEST_LEN
+MAX_RECORD_LEN = 1 << 20
+
+
+def genesis_digest(table_id: bytes, binding: bytes) -> bytes:
+    if len(table_id) != TABLE_ID_LEN or len(binding) != DIGEST_LEN:
+        raise ValueError("table_id and binding must be 32 bytes each")
+    return hashlib.sha256(GENESIS_TAG + table_id + binding).digest()
+
+
+def link_digest(prev: bytes, payload: bytes) -> bytes:
+    return hashlib.sha256(LINK_TAG + prev + hashlib.sha256(payload).digest()).digest()
+
+
+class Verdict(enum.Enum):
+    NEXT = "next"
+    DUPLICATE = "duplicate"
+
+
+class TranscriptGap(UnattributedMessage):
+    """A message built on a history we do not have: messages were lost on the way."""
+
+
+def successors(slot: tuple[int, int] | None) -> tuple[tuple[int, int], ...]:
+    if slot is None:
+        return ((0, 0),)
+    hand, seq = slot
+    return ((hand, seq + 1), (hand + 1, 0))
+
+
+class Transcript:
+    """The accepted messages of one table, in order, with the digest after each."""
+
+    def __init__(self, table_id: bytes, binding: bytes) -> None:
+        self.table_id = table_id
+        self.binding = binding
+        self.genesis = genesis_digest(table_id, binding)
+        self._entries: list[SignedEnvelope] = []
+        self._digests: list[bytes] = [self.genesis]
+        self._known: dict[bytes, int] = {self.genesis: 0}
+        self._slots: dict[tuple[int, int], int] = {}
+
+    @property
+    def head(self) -> bytes:
+        """Digest of the whole transcript so far (what the next message must carry)."""
+        return self._digests[-1]
+
+    @property
+    def last_slot(self) -> tuple[int, int] | None:
+        return self._entries[-1].slot if self._entries else None
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[SignedEnvelope]:
+        return iter(self._entries)
+
+    def digest_after(self, count: int) -> bytes:
+        """Digest after the first ``count`` messages (``digest_after(0)`` is the genesis)."""
+        return self._digests[count]
+
+    def classify(self, env: SignedEnvelope) -> Verdict:
+        """Place ``env`` against our history; raise if it forks, equivocates or skips ahead."""
+        if env.table_id != self.table_id:
+            raise UnattributedMessage("message for another table", env.wire)
+        filled = self._slots.get(env.slot)
+        if filled is not None:
+            first = self._entries[filled]
+            if first.payload == env.payload:
+                return Verdict.DUPLICATE
+            if first.seat == env.seat:
+                raise SeatViolation(
+                    env.seat,
+                    f"equivocation: two messages for slot {env.slot}",
+                    (first.wire, env.wire),
+                )
+            raise SeatViolation(
+                env.seat,
+                f"fork: slot {env.slot} already holds a message of seat {first.seat}",
+                (env.wire,),
+            )
+        position = self._known.get(env.prev)
+        if position is None:
+            raise TranscriptGap(f"message {env.slot} built on an unknown history", env.wire)
+        if position != len(self._entries):
+            raise SeatViolation(
+                env.seat, f"fork: message {env.slot} built on message {position}", (env.wire,)
+            )
+        if env.slot not in successors(self.last_slot):
+            raise SeatViolation(
+                env.seat, f"slot {env.slot} does not follow {self.last_slot}", (env.wire,)
+            )
+        return Verdict.NEXT
+
+    def append(self, env: SignedEnvelope) -> bytes:
+        """Accept ``env`` as the next message (the caller has validated it); return the head."""
+        if self.classify(env) is not Verdict.NEXT:
+            raise ValueError(f"message {env.slot} is already in the transcript")
+        head = link_digest(self.head, env.payload)
+        self._slots[env.slot] = len(self._entries)
+        self._entries.append(env)
+        self._digests.append(head)
+        self._known[head] = len(self._entries)
+        return head
+
+
+# --- file format ------------------------------------------------------------------------
+
+
+class TranscriptFileError(ValueError):
+    """A transcript file that is not a valid prefix of a table's transcript."""
+
+
+def file_header(table_id: bytes, binding: bytes) -> bytes:
+    genesis_digest(table_id, binding)  # validates the lengths
+    return FILE_MAGIC + FILE_VERSION.to_bytes(2, "big") + table_id + binding
+
+
+def file_record(env: SignedEnvelope) -> bytes:
+    return len(env.wire).to_bytes(4, "big") + env.wire
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """A transcript read from file bytes; ``valid_length`` excludes a torn final record."""
+
+    transcript: Transcript
+    valid_length: int
+    torn_tail: int
+
+
+def parse_file(data: bytes, roster: Roster | None = None) -> ParsedFile:
+    """Rebuild and re-verify the chain from file bytes.
+
+    Every record must decode as an envelope of this table and be the next message of the
+    chain (its ``prev`` equal to the running digest, its slot a successor). With a
+    ``roster`` every signature is verified too; without one, only the chain is checked.
+    """
+    if len(data) < HEADER_LEN or not data.startswith(FILE_MAGIC):
+        raise TranscriptFileError("not a tarot-p2p transcript file")
+    version = int.from_bytes(data[8:10], "big")
+    if version != FILE_VERSION:
+        raise TranscriptFileError(f"unsupported transcript file version {version}")
+    table_id = data[10 : 10 + TABLE_ID_LEN]
+    binding = data[10 + TABLE_ID_LEN : HEADER_LEN]
+    transcript = Transcript(table_id, binding)
+    offset = HEADER_LEN
+    while offset < len(data):
+        if len(data) - offset < 4:
+            break
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        if length == 0 or length > MAX_RECORD_LEN:
+            raise TranscriptFileError(f"record at byte {offset}: bad length {length}")
+        if len(data) - offset - 4 < length:
+            break
+        wire = data[offset + 4 : offset + 4 + length]
+        index = len(transcript)
+        try:
+            env = open_envelope(wire, table_id=table_id, roster=roster)
+            if transcript.classify(env) is not Verdict.NEXT:
+                raise TranscriptFileError(f"record {index}: duplicate message")
+        except (UnattributedMessage, SeatViolation) as exc:
+            raise TranscriptFileError(f"record {index} at byte {offset}: {exc}") from exc
+        transcript.append(env)
+        offset += 4 + length
+    return ParsedFile(transcript, offset, len(data) - offset)

@@ -194,7 +194,8 @@ class ScoreSheet:
 
         rule = "-" * len(fmt([w * "-" for w in widths]))
         out = [fmt(header), rule, *(fmt(r) for r in rows), rule, fmt(total_row)]
-        names = " and ".join(self.names[s] for s in self.winners())
+        best = [self.names[s] for s in self.winners()]
+        names = best[0] if len(best) == 1 else f"{', '.join(best[:-1])} and {best[-1]}"
         if self.is_over:
             out.append(f"Game over. Winner{'s' if len(self.winners()) > 1 else ''}: {names}.")
         elif self._lines:

@@ -38,12 +38,15 @@ class Ciphertext(NamedTuple):
         return cls(point_from_bytes(data[:POINT_BYTES]), point_from_bytes(data[POINT_BYTES:]))
 
 
+CARD_DST = b"tarot-p2p/card/v1"
+
+
 def card_point(card: int) -> Point:
-    """The encoding of card ``0..77``: ``hash_to_point(b"tarot-p2p/card/v1", card as 1 byte)``."""
+    """The encoding of card ``0..77``: ``hash_to_point(CARD_DST, card as 1 byte)``."""
     return _CARD_POINTS[card]
 
 
-_CARD_POINTS = tuple(hash_to_point(b"tarot-p2p/card/v1", bytes([c])) for c in range(78))
+_CARD_POINTS = tuple(hash_to_point(CARD_DST, bytes([c])) for c in range(78))
 
 
 def encrypt(y: Point, m: Point, r: Scalar) -> Ciphertext:

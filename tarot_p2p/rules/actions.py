@@ -27,7 +27,15 @@ import enum
 from dataclasses import dataclass
 from typing import Final
 
-from tarot_p2p.rules.cards import DECK_SIZE, TRUMP_MASK, Card, CardSet, card_name, cards_of
+from tarot_p2p.rules.cards import (
+    DECK_SIZE,
+    OUDLER_MASK,
+    TRUMP_MASK,
+    Card,
+    CardSet,
+    card_name,
+    cards_of,
+)
 
 HIDDEN: Final = DECK_SIZE
 """Card number standing for a discarded card the observer does not see."""
@@ -132,6 +140,8 @@ class Play:
 
 Action = PetitSec | Bid | CallCard | Discard | Go | Poignee | Misere | Play
 
+_SHOWN_DISCARDS: Final = TRUMP_MASK & ~OUDLER_MASK
+
 PLAY: Final[tuple[Play, ...]] = tuple(Play(c) for c in range(DECK_SIZE))
 """Interned :class:`Play` actions, so listing legal cards allocates nothing new."""
 DISCARD: Final[tuple[Discard, ...]] = tuple(Discard(c) for c in range(DECK_SIZE + 1))
@@ -173,7 +183,8 @@ def decode(data: tuple[int, ...] | list[int]) -> Action:
 
 
 def public_action(action: Action) -> Action:
-    """What the other peers are told of ``action``: a non-trump discard becomes hidden."""
-    if isinstance(action, Discard) and not (TRUMP_MASK >> action.card) & 1:
+    """What the other peers are told of ``action``: a discard is shown when it is a trump
+    (the petit and the 21 may never be discarded: an attempt stays hidden, for the audit)."""
+    if isinstance(action, Discard) and not (_SHOWN_DISCARDS >> action.card) & 1:
         return DISCARD[HIDDEN]
     return action

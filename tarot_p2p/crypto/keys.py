@@ -1,7 +1,7 @@
 """Per-hand key shares with a Schnorr proof of knowledge, and the joint key.
 
 Each peer ``i`` draws ``x_i`` and publishes ``Y_i = x_i·G`` with a proof that it knows
-``x_i``, bound to the context (table, hand, phase ``"keygen"``, seat ``i``). The joint key
+``x_i``, bound to the context (table, hand, phase ``"key"``, seat ``i``). The joint key
 is ``Y = ΣY_i``; a card masked under ``Y`` opens only with every ``x_i``.
 
 Why the proof: without it the last peer to speak could publish ``Y_r = x·G − ΣY_others``
@@ -36,7 +36,7 @@ from tarot_p2p.crypto.randomness import RandomSource
 from tarot_p2p.crypto.sigma import PROOF_BYTES, CompactProof
 
 KEY_LABEL = b"tarot-p2p/key-pok/v1"
-KEY_PHASE = "keygen"
+KEY_PHASE = "key"
 KEY_SHARE_BYTES = POINT_BYTES + PROOF_BYTES
 
 

@@ -110,7 +110,7 @@ def _hash_to_point() -> Json:
 
 
 def _fiat_shamir() -> Json:
-    ctx = ProofContext(table_id=TABLE_ID, hand=HAND, phase="deal-open", seat=2)
+    ctx = ProofContext(table_id=TABLE_ID, hand=HAND, phase="shares", seat=2)
     parts = [b"", b"\x01\x02", point_to_bytes(base_mul(1))]
     return {
         "description": "challenge(label, ctx, *parts) reduced mod the group order",
@@ -184,7 +184,7 @@ def _decryption_shares(keys: _Keys, deck: list[Ciphertext]) -> Json:
     cases = []
     for seat, positions in ((1, [5]), (2, [0, 17, 77])):
         seed = f"shares seat {seat}".encode("ascii")
-        ctx = ProofContext(table_id=TABLE_ID, hand=HAND, phase="deal-open", seat=seat)
+        ctx = ProofContext(table_id=TABLE_ID, hand=HAND, phase="shares", seat=seat)
         cts = [deck[p] for p in positions]
         shares, proof = prove_shares(keys.secrets[seat], cts, ctx, DeterministicRandom(seed))
         statement = [
@@ -229,7 +229,7 @@ def _opening(keys: _Keys, deck: list[Ciphertext]) -> Json:
     published = []
     for seat in range(SEATS):
         seed = f"opening seat {seat}".encode("ascii")
-        ctx = ProofContext(table_id=TABLE_ID, hand=HAND, phase="play-open", seat=seat)
+        ctx = ProofContext(table_id=TABLE_ID, hand=HAND, phase="play", seat=seat)
         shares, proof = prove_shares(keys.secrets[seat], [ct], ctx, DeterministicRandom(seed))
         published.append({"seat": seat, "seed": seed.hex(), "context": _ctx_json(ctx)})
         published[-1] |= {"share": _hex_point(shares[0]), "proof": proof.to_bytes().hex()}

@@ -518,12 +518,12 @@ def _argv(options: object, where: str) -> list[str]:
         elif isinstance(value, list):
             items = [_scalar(v, where) for v in value]
             if name in APPEND_OPTIONS:
-                for item in items:
-                    argv += [flag, item]
+                argv += [f"{flag}={item}" for item in items]
             else:
-                argv += [flag, ",".join(items)]
+                argv.append(f"{flag}={','.join(items)}")
         else:
-            argv += [flag, _scalar(value, where)]
+            # "--flag=value": a value such as "-82,246,-82,-82" must not look like an option.
+            argv.append(f"{flag}={_scalar(value, where)}")
     return argv
 
 

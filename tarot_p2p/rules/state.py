@@ -228,6 +228,8 @@ class Observation:
     """What one seat may see of a position (computed on demand, never stored)."""
 
     seat: int
+    players: int
+    """Active players (four at five with a dead hand)."""
     phase: Phase
     dealer: int
     current_player: int
@@ -253,6 +255,8 @@ class Observation:
     tricks: tuple[Trick, ...]
     trick_leader: int | None
     trick: tuple[int, ...]
+    trick_seats: tuple[int, ...]
+    """Who played each card of ``trick``."""
     played: CardSet
     void: Void | None
 
@@ -953,8 +957,14 @@ class State:
             and self.phase > Phase.CALL
             else None
         )
+        trick_seats = []
+        s = self._trick_leader
+        for _ in self._trick:
+            trick_seats.append(s)
+            s = self.next_seat[s]
         return Observation(
             seat=seat,
+            players=self.game.players,
             phase=self.phase,
             dealer=self.dealer,
             current_player=self.current_player(),
@@ -976,6 +986,7 @@ class State:
             tricks=tuple(self.tricks),
             trick_leader=self._trick_leader if self.phase is Phase.PLAY else None,
             trick=tuple(self._trick),
+            trick_seats=tuple(trick_seats),
             played=self.played,
             void=self.void,
         )

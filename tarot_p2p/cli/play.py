@@ -1,0 +1,158 @@
+"""``tarot-p2p play``: a local game of bots on the rules engine, with its score sheet.
+
+Why: the quickest way to see the whole engine work end to end (deal, bidding, écart,
+announcements, tricks, scoring, the sheet), reproducibly from a seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from typing import Any
+
+from tarot_p2p.bots import choose_action
+from tarot_p2p.rules.actions import Bid
+from tarot_p2p.rules.audit import audit_hand, record_of
+from tarot_p2p.rules.cards import card_name
+from tarot_p2p.rules.config import FivePlayerMode, GameEnd, TableConfig
+from tarot_p2p.rules.deal import deal_cards
+from tarot_p2p.rules.scoring import explain_hand
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+from tarot_p2p.rules.state import State, Void, new_hand
+
+_NAMES = ("North", "West", "South", "East", "Centre")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("play", help="play a local game of bots on the rules engine")
+    p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
+    p.add_argument("--deals", type=int, default=None, help="number of deals (default: a round)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the shuffles and the bots")
+    p.add_argument("--dead-hand", action="store_true", help="five players: the dealer sits out")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def play_hand(config: TableConfig, dealer: int, rng: random.Random) -> tuple[State, dict[str, Any]]:
+    """Deal from ``rng``, let the bots play, and audit the record."""
+    deck = list(range(78))
+    rng.shuffle(deck)
+    state = new_hand(config, dealer, deck)
+    while not state.is_terminal():
+        seat = state.current_player()
+        state.apply_action(choose_action(state.observation(seat), state.legal_actions(), rng))
+    deal = deal_cards(config, dealer, deck)
+    report = audit_hand(record_of(state, deal.hands, deal.chien))
+    if report.offences:
+        raise AssertionError(f"the engine let an offence through: {report.offences}")
+    summary: dict[str, Any] = {
+        "dealer": dealer,
+        "bids": [a.contract for a in state.history() if isinstance(a, Bid)],
+        "void": state.void.value if state.void else None,
+        "scores": list(state.returns()),
+    }
+    outcome = state.outcome()
+    if outcome is not None:
+        steps = explain_hand(config, outcome)
+        summary.update(
+            contract=outcome.contract.name.lower(),
+            taker=outcome.taker,
+            partner=outcome.partner,
+            called=card_name(state.called) if state.called is not None else None,
+            attack_half_points=outcome.attack_half_points,
+            attack_oudlers=outcome.attack_oudlers,
+            threshold=steps.threshold,
+            difference=steps.difference,
+            made=steps.made,
+            petit_au_bout=outcome.petit_au_bout.name.lower() if outcome.petit_au_bout else None,
+            poignees=[[p.side.name.lower(), p.level] for p in outcome.poignees],
+            chelem=outcome.chelem.name.lower() if outcome.chelem is not None else None,
+        )
+    elif state.void is None:
+        summary["misere_deal_half_points"] = list(state.misere_half_points())
+    return state, summary
+
+
+def _describe(summary: dict[str, Any], names: tuple[str, ...]) -> str:
+    if summary["void"] == Void.PETIT_SEC.value:
+        return "petit sec: deal void"
+    if summary["void"] == Void.ALL_PASS.value:
+        return "all pass: deal void"
+    if "contract" not in summary:
+        return "all pass: misère deal, half-points " + str(summary["misere_deal_half_points"])
+    hp = summary["attack_half_points"]
+    points = f"{hp // 2}.5" if hp % 2 else str(hp // 2)
+    text = f"{names[summary['taker']]} {summary['contract'].replace('_', ' ')}"
+    if summary["called"]:
+        partner = summary["partner"]
+        text += f" calling {summary['called']} ({'alone' if partner is None else names[partner]})"
+    verdict = "made" if summary["made"] else "failed"
+    text += (
+        f": {points} points with {summary['attack_oudlers']} oudler(s), needs "
+        f"{summary['threshold']}, {verdict} by {abs(summary['difference'])}"
+    )
+    extras = []
+    if summary["petit_au_bout"]:
+        extras.append(f"petit au bout ({summary['petit_au_bout']})")
+    if summary["poignees"]:
+        extras.append(f"{len(summary['poignees'])} poignée(s)")
+    if summary["chelem"]:
+        extras.append(f"chelem ({summary['chelem']})")
+    return text + (f"; {', '.join(extras)}" if extras else "")
+
+
+def _short(summary: dict[str, Any], names: tuple[str, ...]) -> str:
+    if "contract" not in summary:
+        return "misère deal"
+    verdict = "made" if summary["made"] else "failed"
+    taker = names[summary["taker"]]
+    return (
+        f"{taker} {summary['contract'].replace('_', ' ')} {verdict} by {abs(summary['difference'])}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    mode = FivePlayerMode.DEAD_HAND if args.dead_hand else FivePlayerMode.CALLED_KING
+    if args.dead_hand and args.players != 5:
+        print("--dead-hand needs --players 5")
+        return 2
+    if args.deals is not None and args.deals < 1:
+        print("--deals must be at least 1")
+        return 2
+    end = (GameEnd.DEALS, args.deals) if args.deals is not None else (GameEnd.ROUNDS, 1)
+    config = TableConfig(
+        players=args.players, five_player_mode=mode, game_end=end[0], game_length=end[1]
+    )
+    names = _NAMES[: args.players]
+    sheet = ScoreSheet(config, names)
+    rng = random.Random(args.seed)
+    hands = []
+    while not sheet.is_over:
+        dealer = sheet.dealer
+        state, summary = play_hand(config, dealer, rng)
+        hands.append(summary)
+        note = _describe(summary, names)
+        if state.void is Void.PETIT_SEC:
+            sheet.add_void(LineKind.PETIT_SEC)
+        elif state.void is Void.ALL_PASS:
+            sheet.add_void(LineKind.ALL_PASS)
+        else:
+            sheet.add_hand(summary["scores"], _short(summary, names))
+        if not args.json:
+            print(f"Deal {len(hands)} (dealer {names[dealer]}): {note}")
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "config": config.canonical_bytes().decode(),
+                    "hands": hands,
+                    "sheet": sheet.to_dict(),
+                },
+                indent=2,
+            )
+        )
+    else:
+        print()
+        print(sheet.render())
+    return 0

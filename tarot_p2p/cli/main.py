@@ -11,7 +11,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = ("score", "relay")
+COMMAND_MODULES: tuple[str, ...] = ("score", "relay", "play")
 """Modules of ``tarot_p2p.cli`` that provide sub-commands, in the order ``--help`` lists them."""
 
 

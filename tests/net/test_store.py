@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tarot_p2p.net.store import TranscriptStore, load_transcript
+from tarot_p2p.protocol.transcript import Transcript, TranscriptFileError, file_record
+from tests.protocol.test_transcript import BINDING, ROSTER, TABLE, msg
+
+
+def test_store_survives_a_torn_write(tmp_path: Path) -> None:
+    path = tmp_path / "table.tp2p"
+    live = Transcript(TABLE, BINDING)
+    with TranscriptStore.create(path, TABLE, BINDING) as store:
+        for seat, slot in enumerate([(0, 0), (0, 1)]):
+            env = msg(live, seat, slot)
+            live.append(env)
+            store.append(env)
+        third = msg(live, 2, (0, 2))
+        live.append(third)
+        store.append_batch([third])
+    assert load_transcript(path, ROSTER).head == live.head
+
+    # A crash in the middle of writing a fourth record leaves a torn tail.
+    fourth = msg(live, 0, (1, 0))
+    with path.open("ab") as handle:
+        handle.write(file_record(fourth)[:7])
+    with pytest.raises(TranscriptFileError, match="trailing"):
+        load_transcript(path)
+
+    store, resumed = TranscriptStore.resume(path, ROSTER)
+    with store:
+        assert resumed.head == live.head and len(resumed) == 3
+        resumed.append(fourth)
+        store.append(fourth)
+    assert load_transcript(path, ROSTER).head == resumed.head
+
+
+def test_create_never_overwrites(tmp_path: Path) -> None:
+    path = tmp_path / "table.tp2p"
+    TranscriptStore.create(path, TABLE, BINDING).close()
+    with pytest.raises(FileExistsError):
+        TranscriptStore.create(path, TABLE, BINDING)

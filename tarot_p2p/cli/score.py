@@ -51,6 +51,7 @@ CONTRACTS = {
     "garde-sans": Contract.GARDE_SANS,
     "garde-contre": Contract.GARDE_CONTRE,
 }
+CONTRACT_NAMES = {contract: name for name, contract in CONTRACTS.items() if name != "petite"}
 SIDES = {"attack": Side.ATTACK, "defence": Side.DEFENCE, "defense": Side.DEFENCE}
 LEVELS = {"1": 1, "2": 2, "3": 3, "simple": 1, "double": 2, "triple": 3}
 VARIANTS = ("misere", "petit-chelem", "misere-deal")
@@ -157,14 +158,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class Table:
-    config: TableConfig
-    names: tuple[str, ...]
-    first_dealer: int
-
-
-def _table(args: argparse.Namespace) -> Table:
+def _table(args: argparse.Namespace) -> ScoreSheet:
+    """An empty score sheet for the table options: configuration, names, first dealer."""
     players = args.players if args.players is not None else "4"
     if players.strip().isdigit():
         count = int(players)
@@ -198,12 +193,12 @@ def _table(args: argparse.Namespace) -> Table:
     if args.game_length is not None:
         kwargs["game_length"] = args.game_length
     try:
-        config = TableConfig(**kwargs)
-        sheet = ScoreSheet(config, names)
-        first = 0 if args.first_dealer is None else sheet.seat_of(args.first_dealer)
+        sheet = ScoreSheet(TableConfig(**kwargs), names)
+        if args.first_dealer is not None:
+            sheet = ScoreSheet(sheet.config, names, sheet.seat_of(args.first_dealer))
     except ValueError as e:
         raise InputError(str(e)) from None
-    return Table(config, sheet.names, first)
+    return sheet
 
 
 def _int_triple(text: str, flag: str) -> tuple[int, int, int]:
@@ -229,60 +224,76 @@ def _points_text(half: int) -> str:
     return f"{half // 2}.5" if half % 2 else str(half // 2)
 
 
+def _seat(sheet: ScoreSheet, player: str) -> int:
+    try:
+        return sheet.seat_of(player)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
 @dataclass(frozen=True)
 class DealResult:
     kind: LineKind
     scores: tuple[int, ...]
-    explanation: HandScore | None
     note: str
+    outcome: HandOutcome | None = None
+    explanation: HandScore | None = None
 
 
-def _deal(table: Table, d: argparse.Namespace, dead: int | None, seat_of: Any) -> DealResult:
+def _deal(sheet: ScoreSheet, d: argparse.Namespace, dead: int | None) -> DealResult:
     """Score one deal from its options; ``dead`` is the sheet's dead seat in a round."""
+    players = sheet.config.players
     summary = [
         k
         for k in DEAL_KEYS
         if getattr(d, k) is not None and k not in ("void", "scores", "note", "misere_deal")
     ]
     if d.void is not None:
-        extra = summary + [k for k in ("scores", "misere_deal") if getattr(d, k) is not None]
-        if extra:
+        if summary or d.scores is not None or d.misere_deal is not None:
             raise InputError("a void deal has nothing else but a --note")
-        return DealResult(VOIDS[d.void], (0,) * table.config.players, None, d.note or "")
+        return DealResult(VOIDS[d.void], (0,) * players, d.note or "")
     if d.dead is not None:
-        given_dead = seat_of(d.dead)
+        given_dead = _seat(sheet, d.dead)
         if dead is not None and given_dead != dead:
-            raise InputError(f"the dead hand is the dealer, {table.names[dead]}")
+            raise InputError(f"the dead hand is the dealer, {sheet.names[dead]}")
         dead = given_dead
+    summary = [k for k in summary if k != "dead"]
+    outcome: HandOutcome | None = None
     explanation: HandScore | None = None
+    computed: tuple[int, ...] | None = None
+    note = ""
     if d.misere_deal is not None:
-        if [k for k in summary if k != "dead"]:
+        if summary:
             raise InputError("a misère deal has no contract: give only the points per seat")
-        computed: tuple[int, ...] | None = _misere_deal(table, d.misere_deal, dead)
+        computed = _misere_deal(sheet.config, d.misere_deal, dead)
         note = "misère deal"
-    elif summary and summary != ["dead"]:
-        explanation = explain_hand(table.config, _outcome(table, d, dead, seat_of))
+    elif summary:
+        outcome = _outcome(sheet, d, dead)
+        explanation = explain_hand(sheet.config, outcome)
         computed = explanation.scores
-        note = _describe(table, d, explanation, seat_of)
-    else:
-        computed = None
-        note = ""
-    written = None if d.scores is None else _score_line(d.scores, table.config.players)
-    if computed is None and written is None:
-        raise InputError("a deal needs a summary (--contract ...), --scores, or --void")
+        verdict = (
+            f"made by {explanation.difference}"
+            if explanation.made
+            else f"failed by {-explanation.difference}"
+        )
+        note = f"{d.contract} by {sheet.names[outcome.taker]}, {verdict}"
+    written = None if d.scores is None else _score_line(d.scores, players)
     if computed is not None and written is not None and computed != written:
         raise InputError(
             f"the written line {_line_text(written)} differs from "
             f"the computed line {_line_text(computed)}"
         )
     scores = computed if computed is not None else written
-    assert scores is not None
+    if scores is None:
+        raise InputError("a deal needs a summary (--contract ...), --scores, or --void")
     if sum(scores) != 0:
         raise InputError(f"the line {_line_text(scores)} sums to {sum(scores)}, not 0")
-    return DealResult(LineKind.HAND, scores, explanation, d.note if d.note is not None else note)
+    if d.note is not None:
+        note = d.note
+    return DealResult(LineKind.HAND, scores, note, outcome, explanation)
 
 
-def _outcome(table: Table, d: argparse.Namespace, dead: int | None, seat_of: Any) -> HandOutcome:
+def _outcome(sheet: ScoreSheet, d: argparse.Namespace, dead: int | None) -> HandOutcome:
     missing = [k for k in ("contract", "taker", "oudlers") if getattr(d, k) is None]
     if missing:
         raise InputError("a hand needs " + ", ".join("--" + k for k in missing))
@@ -294,35 +305,42 @@ def _outcome(table: Table, d: argparse.Namespace, dead: int | None, seat_of: Any
         half = TOTAL_HALF_POINTS - parse_half_points(d.defence_points)
     poignees = []
     for text in d.poignee or ():
-        side, sep, level = text.partition(":")
-        if not sep or side.strip().lower() not in SIDES or level.strip().lower() not in LEVELS:
+        shower, sep, level = (part.strip().lower() for part in text.partition(":"))
+        if not sep or shower not in SIDES or level not in LEVELS:
             raise InputError(
                 f"--poignee takes SIDE:LEVEL like defence:1 or attack:double, not {text!r}"
             )
-        poignees.append(Poignee(SIDES[side.strip().lower()], LEVELS[level.strip().lower()]))
+        poignees.append(Poignee(SIDES[shower], LEVELS[level]))
+
+    def seat(player: str | None) -> int | None:
+        return None if player is None else _seat(sheet, player)
+
+    def side(name: str | None) -> Side | None:
+        return None if name is None else SIDES[name]
+
     return HandOutcome(
         contract=CONTRACTS[d.contract],
-        taker=seat_of(d.taker),
-        partner=None if d.partner is None else seat_of(d.partner),
+        taker=_seat(sheet, d.taker),
+        partner=seat(d.partner),
         attack_half_points=half,
         attack_oudlers=d.oudlers,
-        petit_au_bout=None if d.petit_au_bout is None else SIDES[d.petit_au_bout],
+        petit_au_bout=side(d.petit_au_bout),
         poignees=tuple(poignees),
         chelem_announced=bool(d.chelem_announced),
-        chelem=None if d.chelem is None else SIDES[d.chelem],
-        petit_chelem=None if d.petit_chelem is None else SIDES[d.petit_chelem],
-        miseres=tuple(seat_of(m) for m in d.misere or ()),
-        offender=None if d.offender is None else seat_of(d.offender),
+        chelem=side(d.chelem),
+        petit_chelem=side(d.petit_chelem),
+        miseres=tuple(_seat(sheet, m) for m in d.misere or ()),
+        offender=seat(d.offender),
         dead=dead,
         petit_chelem_announced=bool(d.petit_chelem_announced),
     )
 
 
-def _misere_deal(table: Table, text: str, dead: int | None) -> tuple[int, ...]:
+def _misere_deal(config: TableConfig, text: str, dead: int | None) -> tuple[int, ...]:
     parts = text.split(",")
-    if len(parts) != table.config.players:
-        raise InputError(f"--misere-deal takes {table.config.players} point counts")
-    return score_misere_deal(table.config, tuple(parse_half_points(p) for p in parts), dead)
+    if len(parts) != config.players:
+        raise InputError(f"--misere-deal takes {config.players} point counts")
+    return score_misere_deal(config, tuple(parse_half_points(p) for p in parts), dead)
 
 
 def _score_line(text: str, players: int) -> tuple[int, ...]:
@@ -336,30 +354,19 @@ def _line_text(scores: Sequence[int]) -> str:
     return ",".join(str(s) for s in scores)
 
 
-def _describe(table: Table, d: argparse.Namespace, h: HandScore, seat_of: Any) -> str:
-    taker = table.names[seat_of(d.taker)]
-    verdict = f"made by {h.difference}" if h.made else f"failed by {-h.difference}"
-    return f"{d.contract} by {taker}, {verdict}"
-
-
-def _explain_lines(
-    table: Table, d: argparse.Namespace, h: HandScore, dead: int | None
-) -> list[str]:
+def _explain_lines(names: Sequence[str], outcome: HandOutcome, h: HandScore) -> list[str]:
     """The computation as a score counter writes it (seed 002's order)."""
-    mult = MULTIPLIER[CONTRACTS[d.contract]]
-    half = (
-        parse_half_points(d.points)
-        if d.points is not None
-        else TOTAL_HALF_POINTS - parse_half_points(d.defence_points)
-    )
+    mult = MULTIPLIER[outcome.contract]
+    oudlers = outcome.attack_oudlers
     verdict = f"made by {h.difference}" if h.made else f"failed by {-h.difference}"
     lines = [
-        f"{d.contract}, {d.oudlers} oudler{'s' if d.oudlers != 1 else ''}: threshold "
-        f"{h.threshold}, attack {_points_text(half)} points: {verdict}",
-        f"(25 + {abs(h.difference)}) x {mult} = {abs(h.base)}",
+        f"{CONTRACT_NAMES[outcome.contract]}, {oudlers} oudler{'s' if oudlers != 1 else ''}: "
+        f"threshold {h.threshold}, attack {_points_text(outcome.attack_half_points)} points: "
+        f"{verdict}",
+        f"(25 + {abs(h.base) // mult - 25}) x {mult} = {abs(h.base)}",
     ]
     if h.attack_wins != h.made:
-        lines.append("penalty: the offending side loses the hand")
+        lines.insert(1, "penalty: the offending side loses the hand")
     for label, value in (
         ("petit au bout", h.petit_au_bout),
         ("poignées", h.poignees),
@@ -370,27 +377,17 @@ def _explain_lines(
     who = "each defender pays" if h.hand_score >= 0 else "each defender receives"
     lines.append(f"hand score: {abs(h.hand_score)} ({who})")
     if any(h.miseres):
-        lines.append(
-            "misères: "
-            + ", ".join(f"{n} {m:+d}" for n, m in zip(table.names, h.miseres, strict=True))
-        )
+        paid = ", ".join(f"{n} {m:+d}" for n, m in zip(names, h.miseres, strict=True))
+        lines.append(f"misères: {paid}")
     return lines
 
 
 def _run_hand(args: argparse.Namespace, as_json: bool) -> str:
-    table = _table(args)
-    sheet = ScoreSheet(table.config, table.names, table.first_dealer)
-
-    def seat_of(text: str) -> int:
-        try:
-            return sheet.seat_of(text)
-        except ValueError as e:
-            raise InputError(str(e)) from None
-
-    if args.dead is None and table.config.active_players != table.config.players:
+    sheet = _table(args)
+    if args.dead is None and sheet.dead is not None:
         raise InputError("five players with a dead hand: say who sits out with --dead")
     try:
-        result = _deal(table, args, None, seat_of)
+        result = _deal(sheet, args, None)
     except ValueError as e:
         raise InputError(str(e)) from None
     if result.kind is not LineKind.HAND:
@@ -399,17 +396,21 @@ def _run_hand(args: argparse.Namespace, as_json: bool) -> str:
     if as_json:
         return json.dumps(
             {
-                "players": list(table.names),
+                "players": list(sheet.names),
                 "scores": list(result.scores),
                 "breakdown": None if h is None else _breakdown(h),
             },
             ensure_ascii=False,
         )
-    lines = [] if h is None else _explain_lines(table, args, h, None)
-    width = max(len(n) for n in table.names)
+    lines = (
+        []
+        if h is None or result.outcome is None
+        else _explain_lines(sheet.names, result.outcome, h)
+    )
+    width = max(len(n) for n in sheet.names)
     lines += [
         f"{n.ljust(width)}  {s:+d}" if s else f"{n.ljust(width)}  0"
-        for n, s in zip(table.names, result.scores, strict=True)
+        for n, s in zip(sheet.names, result.scores, strict=True)
     ]
     return "\n".join(lines)
 
@@ -439,20 +440,12 @@ def _run_round(path: str, as_json: bool) -> str:
     _add_deal_options(deal_parser)
     (where, argv), deals = entries[0], entries[1:]
     try:
-        table = _table(table_parser.parse_args(argv))
-    except (InputError, ValueError) as e:
+        sheet = _table(table_parser.parse_args(argv))
+    except InputError as e:
         raise InputError(f"{path}:{where}: table: {e}") from None
-    sheet = ScoreSheet(table.config, table.names, table.first_dealer)
     for where, argv in deals:
         try:
-
-            def seat_of(text: str) -> int:
-                try:
-                    return sheet.seat_of(text)
-                except ValueError as e:
-                    raise InputError(str(e)) from None
-
-            result = _deal(table, deal_parser.parse_args(argv), sheet.dead, seat_of)
+            result = _deal(sheet, deal_parser.parse_args(argv), sheet.dead)
             if result.kind is LineKind.HAND:
                 sheet.add_hand(result.scores, result.note)
             else:

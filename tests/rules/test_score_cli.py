@@ -165,6 +165,7 @@ def test_penalty_options(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, *NICO, "--points", "47", "--offender", "Nico")
     assert code == 0
     assert "penalty: the offending side loses the hand" in out
+    assert "(25 + 0) x 2 = 50" in out
     assert out.splitlines()[-3] == "Nico  -150"
     report = run_json(
         capsys, *NICO, "--points", "47", "--offender", "Nico", "--penalty", "report-only"

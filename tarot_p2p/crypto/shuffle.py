@@ -303,6 +303,17 @@ def verify_shuffle(
         raise ProofError("shuffle proof does not verify")
 
 
+def shuffle_challenges(
+    y: Point,
+    deck_in: Sequence[Ciphertext],
+    deck_out: Sequence[Ciphertext],
+    commitments: Sequence[Point],
+    ctx: ProofContext,
+) -> list[Scalar]:
+    """The ``u_i`` of a statement: published in the test vectors to help other implementers."""
+    return _challenges(ctx, _statement(y, deck_in, deck_out, commitments), len(deck_in))
+
+
 def _statement(
     y: Point, deck_in: Sequence[Ciphertext], deck_out: Sequence[Ciphertext], c: Sequence[Point]
 ) -> tuple[bytes, ...]:

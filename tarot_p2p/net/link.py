@@ -63,6 +63,8 @@ class Link:
         self._session = session
         self._config = config
         self._send_lock = trio.Lock()
+        self._pending: list[bytes] = []
+        self._pending_size = 0
 
     @property
     def remote_identity(self) -> Ed25519PublicKey:
@@ -88,8 +90,7 @@ class Link:
                     return
 
     async def receive(self) -> bytes:
-        parts: list[bytes] = []
-        size = 0
+        """The next whole message. Safe to cancel: a partly received message is kept."""
         while True:
             frame = await self._framed.receive_frame()
             try:
@@ -98,12 +99,15 @@ class Link:
                 raise LinkError(f"transport: {exc}") from exc
             if not plain or plain[0] not in (MORE, LAST):
                 raise LinkError("transport: bad chunk flag")
-            size += len(plain) - 1
-            if size > self._config.max_message:
+            self._pending_size += len(plain) - 1
+            if self._pending_size > self._config.max_message:
                 raise LinkError(f"message exceeds {self._config.max_message} bytes")
-            parts.append(plain[1:])
+            self._pending.append(plain[1:])
             if plain[0] == LAST:
-                return b"".join(parts)
+                message = b"".join(self._pending)
+                self._pending.clear()
+                self._pending_size = 0
+                return message
 
     async def aclose(self) -> None:
         await self._framed.aclose()

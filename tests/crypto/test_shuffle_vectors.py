@@ -1,0 +1,61 @@
+"""The checked-in shuffle vectors are exactly what the code computes, and verify from bytes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tarot_p2p.crypto.elgamal import Ciphertext
+from tarot_p2p.crypto.errors import ProofError
+from tarot_p2p.crypto.fiat_shamir import ProofContext
+from tarot_p2p.crypto.group import point_from_bytes
+from tarot_p2p.crypto.shuffle import ShuffleProof, verify_shuffle
+from tarot_p2p.crypto.shuffle_vectors import shuffle_vectors
+
+VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
+GENERATOR = VECTORS / "generate_shuffle.py"
+COMPUTED = shuffle_vectors()
+
+
+def _render(content: object) -> bytes:
+    spec = importlib.util.spec_from_file_location(
+        "generate_shuffle", VECTORS / "generate_shuffle.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text: str = module.render(content)
+    return text.encode("utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(COMPUTED))
+def test_file_matches_recomputation_byte_for_byte(name: str) -> None:
+    assert (VECTORS / name).read_bytes() == _render(COMPUTED[name])
+
+
+def test_no_stale_vector_files() -> None:
+    assert {p.name for p in VECTORS.glob("shuffle_*.json")} == set(COMPUTED)
+
+
+def _load(name: str) -> dict[str, Any]:
+    content: dict[str, Any] = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    return content
+
+
+@pytest.mark.parametrize("name", ["shuffle_4.json", "shuffle_78.json"])
+def test_vector_verifies_from_its_bytes(name: str) -> None:
+    v = _load(name)
+    c = v["context"]
+    ctx = ProofContext(bytes.fromhex(c["table_id"]), c["hand"], c["phase"], c["seat"], c["version"])
+    assert ctx.encode().hex() == c["encoding"]
+    y = point_from_bytes(bytes.fromhex(v["y"]))
+    deck_in = [Ciphertext.from_bytes(bytes.fromhex(h)) for h in v["deck_in"]]
+    deck_out = [Ciphertext.from_bytes(bytes.fromhex(h)) for h in v["deck_out"]]
+    proof = ShuffleProof.from_bytes(bytes.fromhex(v["proof"]), v["n"])
+    verify_shuffle(y, deck_in, deck_out, proof, ctx)
+    with pytest.raises(ProofError):
+        verify_shuffle(y, deck_in, deck_out[::-1], proof, ctx)

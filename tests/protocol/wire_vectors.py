@@ -1,0 +1,231 @@
+"""Generator of the wire test vectors in ``protocol/vectors/wire_*.json``.
+
+Run ``python -m tests.protocol.wire_vectors`` to rewrite them after a deliberate change of
+the wire format; ``test_wire_vectors.py`` recomputes them on every run and also checks
+them independently (with ``hashlib``/``hmac``/plain Ed25519), so a silent change in the
+code cannot go unnoticed. All keys are fixed, and Ed25519 signatures are deterministic, so
+every byte is reproducible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from tarot_p2p.net.handshake import Initiator, Responder, prologue
+from tarot_p2p.net.joincode import FINGERPRINT_TAG, JoinCode, fingerprint, identity_bytes
+from tarot_p2p.net.link import LAST
+from tarot_p2p.net.noise import public_bytes
+from tarot_p2p.protocol.envelope import SignedEnvelope, seal, signature_input
+from tarot_p2p.protocol.transcript import Transcript, file_header, file_record
+
+VECTOR_DIR = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
+TABLE_ID = hashlib.sha256(b"tarot-p2p test table").digest()
+BINDING = hashlib.sha256(b"tarot-p2p test configuration").digest()
+
+
+def seed(label: str) -> bytes:
+    return hashlib.sha256(b"tarot-p2p vector key " + label.encode()).digest()
+
+
+def identity(label: str) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(seed(label))
+
+
+def dh_key(label: str) -> X25519PrivateKey:
+    return X25519PrivateKey.from_private_bytes(seed(label))
+
+
+def envelope_case(env: SignedEnvelope, label: str, body_note: str) -> dict[str, object]:
+    return {
+        "identity_seed": seed(label).hex(),
+        "identity_public": identity_bytes(identity(label).public_key()).hex(),
+        "version": env.version,
+        "table_id": env.table_id.hex(),
+        "hand": env.hand,
+        "seq": env.seq,
+        "seat": env.seat,
+        "prev": env.prev.hex(),
+        "kind": env.kind,
+        "body": body_note,
+        "payload": env.payload.hex(),
+        "signature_input": signature_input(env.payload).hex(),
+        "signature": env.signature.hex(),
+        "wire": env.wire.hex(),
+    }
+
+
+def envelope_vectors() -> dict[str, object]:
+    cases = [
+        (
+            "seat 2",
+            2,
+            (3, 17),
+            "play",
+            {"card": 21, "proof": bytes(range(32))},
+            "{'card': 21, 'proof': bytes 00 01 .. 1f}",
+        ),
+        (
+            "seat 0",
+            0,
+            (0, 0),
+            "table.open",
+            {"name": "Chez Léa", "seats": [0, 1, 2, 3], "flag": True, "none": None, "neg": -300},
+            "{'name': 'Chez Léa', 'seats': [0, 1, 2, 3], 'flag': true, 'none': nil, 'neg': -300}",
+        ),
+    ]
+    out = []
+    for label, seat, (hand, seq), kind, body, note in cases:
+        env = seal(
+            identity(label),
+            table_id=TABLE_ID,
+            hand=hand,
+            seq=seq,
+            seat=seat,
+            prev=hashlib.sha256(b"previous " + label.encode()).digest(),
+            kind=kind,
+            body=body,
+        )
+        out.append(envelope_case(env, label, note))
+    return {
+        "description": "Signed envelopes (protocol/wire.md, Envelopes). identity_seed is the "
+        "Ed25519 private key (RFC 8032 seed); signature = Ed25519(signature_input), "
+        "signature_input = 'tarot-p2p/envelope/v1' || 0x00 || payload; wire = msgpack "
+        "[bin payload, bin signature].",
+        "cases": out,
+    }
+
+
+def transcript_vectors() -> dict[str, object]:
+    transcript = Transcript(TABLE_ID, BINDING)
+    records = []
+    script = [(0, (0, 0), "hello"), (1, (0, 1), "hi"), (2, (0, 2), "bonjour"), (0, (1, 0), "go")]
+    for seat, (hand, seq), word in script:
+        label = f"seat {seat}"
+        env = seal(
+            identity(label),
+            table_id=TABLE_ID,
+            hand=hand,
+            seq=seq,
+            seat=seat,
+            prev=transcript.head,
+            kind="chat",
+            body={"text": word},
+        )
+        transcript.append(env)
+        records.append(
+            {
+                "identity_seed": seed(label).hex(),
+                "seat": seat,
+                "hand": hand,
+                "seq": seq,
+                "wire": env.wire.hex(),
+                "payload_sha256": env.payload_digest.hex(),
+                "digest_after": transcript.head.hex(),
+            }
+        )
+    data = file_header(TABLE_ID, BINDING) + b"".join(file_record(e) for e in transcript)
+    return {
+        "description": "Transcript chain and file (protocol/wire.md, Transcript). digest_0 = "
+        "SHA-256('tarot-p2p/transcript/v1/genesis' 0x00 || table_id || binding); digest_i = "
+        "SHA-256('tarot-p2p/transcript/v1/link' 0x00 || digest_{i-1} || SHA-256(payload_i)).",
+        "table_id": TABLE_ID.hex(),
+        "binding": BINDING.hex(),
+        "genesis": transcript.genesis.hex(),
+        "records": records,
+        "file": data.hex(),
+    }
+
+
+def noise_vectors() -> dict[str, object]:
+    hub, peer = identity("hub"), identity("peer")
+    secret = hashlib.sha256(b"join secret").digest()[:16]
+    code = JoinCode("127.0.0.1", 4790, TABLE_ID, fingerprint(hub.public_key()), secret)
+    keys = {
+        name: dh_key(name)
+        for name in ("init_static", "init_ephemeral", "resp_static", "resp_ephemeral")
+    }
+    initiator = Initiator(peer, code, static=keys["init_static"], ephemeral=keys["init_ephemeral"])
+    responder = Responder(
+        hub, TABLE_ID, secret, static=keys["resp_static"], ephemeral=keys["resp_ephemeral"]
+    )
+    message1 = initiator.message1()
+    responder.read_message1(message1)
+    message2 = responder.message2()
+    initiator.read_message2(message2)
+    message3, peer_session = initiator.message3()
+    hub_session = responder.read_message3(message3)
+    to_hub = peer_session.send.encrypt_with_ad(b"", bytes([LAST]) + b"ping")
+    to_peer = hub_session.send.encrypt_with_ad(b"", bytes([LAST]) + b"pong")
+    return {
+        "description": "Noise_XX_25519_ChaChaPoly_SHA256 link handshake with identity payloads "
+        "(protocol/wire.md, Handshake). Private keys are raw X25519 / Ed25519 seeds. The "
+        "transport messages are the first chunk each way (flag 0x00 = last, then the data).",
+        "table_id": TABLE_ID.hex(),
+        "prologue": prologue(TABLE_ID).hex(),
+        "hub_identity_seed": seed("hub").hex(),
+        "peer_identity_seed": seed("peer").hex(),
+        "join_secret": secret.hex(),
+        **{f"{name}_private": seed(name).hex() for name in keys},
+        **{f"{name}_public": public_bytes(key).hex() for name, key in keys.items()},
+        "messages": [message1.hex(), message2.hex(), message3.hex()],
+        "handshake_hash": peer_session.handshake_hash.hex(),
+        "transport_initiator_to_responder": {"plaintext": "0070696e67", "ciphertext": to_hub.hex()},
+        "transport_responder_to_initiator": {
+            "plaintext": "00706f6e67",
+            "ciphertext": to_peer.hex(),
+        },
+    }
+
+
+def joincode_vectors() -> dict[str, object]:
+    hub = identity("hub")
+    code = JoinCode(
+        "tarot.example.org",
+        4790,
+        TABLE_ID,
+        fingerprint(hub.public_key()),
+        hashlib.sha256(b"join secret").digest()[:16],
+    )
+    return {
+        "description": "Join code (protocol/wire.md, Join codes). fingerprint = SHA-256("
+        "'tarot-p2p/fingerprint/v1' 0x00 || Ed25519 public key)[:16].",
+        "hub_identity_public": identity_bytes(hub.public_key()).hex(),
+        "fingerprint_input": (FINGERPRINT_TAG + identity_bytes(hub.public_key())).hex(),
+        "host": code.host,
+        "port": code.port,
+        "table_id": code.table_id.hex(),
+        "hub_fingerprint": code.hub_fingerprint.hex(),
+        "join_secret": code.secret.hex(),
+        "code": code.encode(),
+    }
+
+
+def build() -> dict[str, dict[str, object]]:
+    return {
+        "wire_envelope.json": envelope_vectors(),
+        "wire_transcript.json": transcript_vectors(),
+        "wire_noise.json": noise_vectors(),
+        "wire_joincode.json": joincode_vectors(),
+    }
+
+
+def render(data: dict[str, object]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def main() -> int:
+    VECTOR_DIR.mkdir(parents=True, exist_ok=True)
+    for name, data in build().items():
+        (VECTOR_DIR / name).write_text(render(data), encoding="utf-8")
+        print(f"wrote {VECTOR_DIR / name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -125,6 +125,11 @@ class HandOutcome:
     def __post_init__(self) -> None:
         if not isinstance(self.contract, Contract):
             raise ValueError(f"contract must be a Contract, not {self.contract!r}")
+        # Integers only (not bool, not float): a float here would make every score a float.
+        numbers = [self.taker, self.attack_half_points, self.attack_oudlers, *self.miseres]
+        numbers += [x for x in (self.partner, self.offender, self.dead) if x is not None]
+        if any(type(x) is not int for x in numbers):
+            raise ValueError("seats, half-points and oudlers are integers")
         if not 0 <= self.attack_half_points <= TOTAL_HALF_POINTS:
             raise ValueError(
                 f"attack half-points must be 0..{TOTAL_HALF_POINTS}, not {self.attack_half_points}"
@@ -313,7 +318,7 @@ def _check_seats(config: TableConfig, outcome: HandOutcome) -> None:
         raise ValueError("misère is a variant this table does not play")
     for seat in outcome.miseres:
         check("misère announcer", seat)
-    for seat in set(outcome.miseres):
+    for seat in sorted(set(outcome.miseres)):
         if outcome.miseres.count(seat) > 2:
             raise ValueError(f"seat {seat} announced more than two misères (atout and tête)")
     if len(outcome.poignees) > config.active_players:

@@ -405,6 +405,9 @@ def test_bad_seats(config: TableConfig, kw: dict[str, Any], message: str) -> Non
         ((Contract.GARDE, 1, None, 10, 3), "cannot hold"),
         ((Contract.GARDE, 1, None, 180, 0), "cannot hold"),
         ((2, 1, None, 94, 2), "Contract"),
+        ((Contract.GARDE, 1, None, 94.0, 2), "integers"),
+        ((Contract.GARDE, True, None, 94, 2), "integers"),
+        ((Contract.GARDE, 1, 2.0, 94, 2), "integers"),
     ],
 )
 def test_bad_outcomes(args: tuple[Any, ...], message: str) -> None:

@@ -33,6 +33,8 @@ SCALAR_BYTES: Final = 32
 Point = PublicKey
 Scalar = int
 
+_CTX: Final = GLOBAL_CONTEXT.ctx
+
 
 def point_to_bytes(p: Point) -> bytes:
     return bytes(p.format(compressed=True))
@@ -95,7 +97,7 @@ def mul_secret(p: Point, k: Scalar) -> Point:
     out = ffi.new("unsigned char[65]")
     out[0] = 4
     ok = lib.secp256k1_ecdh(
-        GLOBAL_CONTEXT.ctx, out + 1, p.public_key, k.to_bytes(SCALAR_BYTES, "big"), _XY, ffi.NULL
+        _CTX, out + 1, p.public_key, k.to_bytes(SCALAR_BYTES, "big"), _XY, ffi.NULL
     )
     if not ok:  # pragma: no cover - only for k out of range, excluded above
         raise GroupError("multiplication failed")
@@ -115,15 +117,33 @@ _XY = ffi.callback("int(unsigned char *, const unsigned char *, const unsigned c
 
 
 def mul_add_base(p: Point, k: Scalar, t: Scalar) -> Point:
-    """``k·p + t·G`` for public scalars (``k`` non-zero): what verification equations need."""
-    kp = mul(p, k)
+    """``k·p + t·G`` for public scalars (``k`` non-zero): what verification equations need.
+
+    Why the detour: libsecp256k1 exposes no two-base multiplication, but ECDSA public-key
+    recovery computes ``Q = r⁻¹·(s·R − e·G)`` in one Strauss pass, for the point ``R``
+    whose x-coordinate is ``r`` (plus ``n`` if the recovery id says so) and whose y parity
+    is the recovery id's low bit. With ``R = p``, ``s = k·r`` and ``e = −t·r`` that is
+    exactly ``k·p + t·G``, about 25% cheaper than a multiplication then an addition.
+    """
+    k %= ORDER
     t %= ORDER
-    if t == 0:
-        return kp
-    try:
-        return kp.add(t.to_bytes(SCALAR_BYTES, "big"))
-    except ValueError:
-        raise GroupError("identity") from None
+    if k == 0:
+        raise GroupError("identity")
+    raw = p.format(compressed=False)
+    x = int.from_bytes(raw[1:33], "big")
+    r = x % ORDER
+    if r == 0:  # pragma: no cover - x = n has probability 2^-128
+        return add(mul(p, k), base_mul(t)) if t else mul(p, k)
+    recid = (raw[64] & 1) | (2 if x >= ORDER else 0)
+    sig = ffi.new("secp256k1_ecdsa_recoverable_signature *")
+    compact = r.to_bytes(SCALAR_BYTES, "big") + (k * r % ORDER).to_bytes(SCALAR_BYTES, "big")
+    if not lib.secp256k1_ecdsa_recoverable_signature_parse_compact(_CTX, sig, compact, recid):
+        raise GroupError("recovery encoding failed")  # pragma: no cover - r, s are in range
+    out = ffi.new("secp256k1_pubkey *")
+    e = (-t * r % ORDER).to_bytes(SCALAR_BYTES, "big")
+    if not lib.secp256k1_ecdsa_recover(_CTX, out, sig, e):
+        raise GroupError("identity")
+    return PublicKey(out)
 
 
 def add(p: Point, q: Point) -> Point:

@@ -41,13 +41,11 @@ from tarot_p2p.crypto.group import (
     Point,
     Scalar,
     base_mul,
-    mul,
     mul_add_base,
     mul_secret,
-    neg,
     point_to_bytes,
-    sum_points,
 )
+from tarot_p2p.crypto.multiexp import encode_points, linear_combination, negate
 from tarot_p2p.crypto.randomness import RandomSource
 from tarot_p2p.crypto.sigma import CompactProof
 
@@ -100,7 +98,7 @@ def verify_shares(
         a = _composite([ct.a for ct in cts], weights)
         d = _composite(shares, weights)
         t1 = mul_add_base(y_i, ORDER - c, z)
-        t2 = sum_points([mul(a, z), mul(d, ORDER - c)]) if z else mul(d, ORDER - c)
+        t2 = linear_combination([(a, z), (d, ORDER - c)])
     except GroupError:
         raise ProofError("share proof meets the identity") from None
     if challenge(SHARE_LABEL, ctx, *statement, point_to_bytes(t1), point_to_bytes(t2)) != c:
@@ -122,7 +120,7 @@ def share_weights(ctx: ProofContext, statement: Sequence[bytes], n: int) -> list
 def recover_card(ct: Ciphertext, shares: Sequence[Point]) -> int:
     """The card ``0..77`` under ``ct``, given every peer's share (own one included)."""
     try:
-        m = sum_points([ct.b, *(neg(d) for d in shares)])
+        m = linear_combination([], [], [ct.b, *(negate(d) for d in shares)])
     except GroupError:
         raise CryptoError("the shares do not open this ciphertext to a card") from None
     card = _CARD_BY_POINT.get(point_to_bytes(m))
@@ -137,12 +135,11 @@ _CARD_BY_POINT = {point_to_bytes(card_point(c)): c for c in range(78)}
 def _statement(y: Point, cts: Sequence[Ciphertext], shares: Sequence[Point]) -> list[bytes]:
     return [
         point_to_bytes(y),
-        b"".join(ct.to_bytes() for ct in cts),
-        b"".join(point_to_bytes(d) for d in shares),
+        encode_points([p for ct in cts for p in ct]),
+        encode_points(shares),
     ]
 
 
 def _composite(points: Sequence[Point], weights: Sequence[int]) -> Point:
     """``Σw_j·P_j`` with ``w_1 = 1`` (so a batch of one costs no multiplication)."""
-    rest = zip(points[1:], weights[1:], strict=True)
-    return sum_points([points[0], *(mul(p, w) for p, w in rest)])
+    return linear_combination(list(zip(points[1:], weights[1:], strict=True)), [], [points[0]])

@@ -109,3 +109,20 @@ def test_ciphertext_round_trip_and_length() -> None:
     assert Ciphertext.from_bytes(ct.to_bytes()) == ct
     with pytest.raises(GroupError):
         Ciphertext.from_bytes(ct.to_bytes()[:-1])
+
+
+def test_mul_add_base_on_point_with_x_above_order() -> None:
+    """The recovery-id path for ``x >= ORDER`` (probability 2^-128 for random points)."""
+    x = ORDER
+    while True:
+        try:
+            p = point_from_bytes(b"\x02" + x.to_bytes(32, "big"))
+            break
+        except GroupError:
+            x += 1
+    for k, t in ((1, 0), (7, 11), (ORDER - 1, ORDER - 2)):
+        assert points_equal(
+            mul_add_base(p, k, t), sum_points([mul(p, k), base_mul(t)]) if t else mul(p, k)
+        )
+    with pytest.raises(GroupError):
+        mul_add_base(p, 0, 5)

@@ -196,7 +196,7 @@ def score_hand(config: TableConfig, outcome: HandOutcome) -> tuple[int, ...]:
 
 def explain_hand(config: TableConfig, outcome: HandOutcome) -> HandScore:
     """The score of a hand with every step of its computation (see the module docstring)."""
-    _check_seats(config, outcome)
+    _check_against_table(config, outcome)
     mult = MULTIPLIER[outcome.contract]
     need = threshold(outcome.attack_oudlers)
     diff_half = outcome.attack_half_points - 2 * need
@@ -263,10 +263,6 @@ def _slam_bonuses(config: TableConfig, outcome: HandOutcome) -> list[tuple[Side,
     when a petit chelem was made; the defence's petit chelem pays like its chelem, with the
     made-unannounced value.
     """
-    if not config.petit_chelem and (
-        outcome.petit_chelem is not None or outcome.petit_chelem_announced
-    ):
-        raise ValueError("petit chelem is a variant this table does not play")
     made_announced, made_silent, failed = config.chelem_values
     p_announced, p_silent, p_failed = PETIT_CHELEM_VALUES
     bonuses: list[tuple[Side, int]] = []
@@ -290,7 +286,8 @@ def _slam_bonuses(config: TableConfig, outcome: HandOutcome) -> list[tuple[Side,
     return bonuses
 
 
-def _check_seats(config: TableConfig, outcome: HandOutcome) -> None:
+def _check_against_table(config: TableConfig, outcome: HandOutcome) -> None:
+    """What :class:`HandOutcome` cannot check alone: seats in range, roles, variants played."""
     seats = config.players
 
     def check(name: str, seat: int) -> None:
@@ -316,6 +313,10 @@ def _check_seats(config: TableConfig, outcome: HandOutcome) -> None:
         check("offender", outcome.offender)
     if outcome.miseres and not config.misere:
         raise ValueError("misère is a variant this table does not play")
+    if not config.petit_chelem and (
+        outcome.petit_chelem is not None or outcome.petit_chelem_announced
+    ):
+        raise ValueError("petit chelem is a variant this table does not play")
     for seat in outcome.miseres:
         check("misère announcer", seat)
     for seat in sorted(set(outcome.miseres)):

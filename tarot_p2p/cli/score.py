@@ -111,7 +111,9 @@ def _add_deal_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dead", metavar="PLAYER", help="player sitting out (five, dead hand)")
     g.add_argument("--misere-deal", metavar="P,P,...", help="all-pass misère deal: points/seat")
     g.add_argument("--void", choices=tuple(VOIDS), help="deal not played")
-    g.add_argument("--scores", metavar="S,S,...", help="a written line to check")
+    g.add_argument(
+        "--scores", metavar="S,S,...", help="a written line to check; write --scores=-82,246,..."
+    )
     g.add_argument("--note", help="text for the sheet")
 
 
@@ -132,7 +134,9 @@ def register(subparsers: Any) -> None:
         help="score counter for games with physical cards",
         description="Score one hand, or a whole round from a file, with the engine's rules.",
         epilog="Example: tarot-p2p score --players Emma,Nico,Pat,Lea --contract garde "
-        "--taker Nico --oudlers 2 --points 47 --petit-au-bout attack",
+        "--taker Nico --oudlers 2 --points 47 --petit-au-bout attack. A round file holds the "
+        "table options on its first line and one deal per line after it (or the same as JSON); "
+        "see docs/rules.md.",
     )
     _add_table_options(p)
     _add_deal_options(p)

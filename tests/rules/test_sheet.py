@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tarot_p2p.rules.config import FivePlayerMode, GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
@@ -180,3 +182,34 @@ def test_render_void_and_running_game() -> None:
     text = sheet.render()
     assert "all pass" in text
     assert text.endswith("Leading: Emma, Nico, Pat and Léa. Next dealer: Nico.")
+
+
+@settings(max_examples=100)
+@given(
+    st.integers(2, 5).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.integers(0, n - 1),
+            st.lists(st.none() | st.lists(st.integers(-500, 500), min_size=n - 1, max_size=n - 1)),
+        )
+    )
+)
+def test_totals_sum_to_zero_and_dealers_rotate(
+    case: tuple[int, int, list[list[int] | None]],
+) -> None:
+    players, first, deals = case
+    sheet = ScoreSheet(
+        TableConfig(players=players, game_end=GameEnd.POINTS, game_length=10**9),
+        [f"P{i}" for i in range(players)],
+        first_dealer=first,
+    )
+    for deal in deals:
+        if deal is None:
+            sheet.add_void(LineKind.ALL_PASS)
+        else:
+            sheet.add_hand([*deal, -sum(deal)])
+    assert sum(sheet.totals) == 0
+    assert [line.dealer for line in sheet.lines] == [
+        (first + k) % players for k in range(len(deals))
+    ]
+    assert set(sheet.winners()) == {s for s, t in enumerate(sheet.totals) if t == max(sheet.totals)}

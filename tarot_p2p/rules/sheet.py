@@ -151,8 +151,10 @@ class ScoreSheet:
         return tuple(seat for seat, total in enumerate(totals) if total == best)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able view of the sheet (lists and plain types, fixed key order)."""
+        """A JSON-able view of the sheet (lists and plain types, fixed key order); the
+        configuration digest says which rules the lines were scored under."""
         return {
+            "config_digest": self.config.digest().hex(),
             "players": list(self.names),
             "first_dealer": self.first_dealer,
             "lines": [

@@ -165,6 +165,7 @@ def test_render_and_dict() -> None:
     data = sheet.to_dict()
     assert json.loads(json.dumps(data)) == data
     assert data["totals"] == [570, 162, -278, -454]
+    assert data["config_digest"] == FOUR.digest().hex()
     assert data["lines"][2] == {
         "number": 3,
         "dealer": 2,

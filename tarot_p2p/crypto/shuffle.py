@@ -59,9 +59,9 @@ from tarot_p2p.crypto.randomness import RandomSource
 MIN_CARDS: Final = 2
 MAX_CARDS: Final = 78
 GENERATOR_DST: Final = b"tarot-p2p/shuffle/generator/v1"
-LABEL_U: Final = b"shuffle/u"
-LABEL_U_INDEX: Final = b"shuffle/u_i"
-LABEL_X: Final = b"shuffle/x"
+LABEL_U: Final = b"tarot-p2p/shuffle-u/v1"
+LABEL_U_INDEX: Final = b"tarot-p2p/shuffle-u-index/v1"
+LABEL_X: Final = b"tarot-p2p/shuffle/v1"
 
 
 def commitment_generator(j: int) -> Point:
@@ -138,7 +138,10 @@ class ShuffleProof:
 
     @classmethod
     def from_bytes(cls, data: bytes, n: int) -> ShuffleProof:
-        """Parse a proof for ``n`` cards; every point and scalar is validated, the length exact."""
+        """Parse a proof for ``n`` cards: the length exact, every point and scalar validated.
+
+        Like every compact proof of protocol/crypto.md, a zero challenge ``x`` is rejected.
+        """
         if not MIN_CARDS <= n <= MAX_CARDS:
             raise GroupError("a shuffle has 2 to 78 cards")
         if len(data) != proof_size(n):
@@ -149,7 +152,7 @@ class ShuffleProof:
         ]
         base = (n + 1) * POINT_BYTES
         scalars = [
-            scalar_from_bytes(data[k : k + SCALAR_BYTES])
+            scalar_from_bytes(data[k : k + SCALAR_BYTES], nonzero=k == base)
             for k in range(base, len(data), SCALAR_BYTES)
         ]
         return cls(

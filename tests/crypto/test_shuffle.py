@@ -256,6 +256,9 @@ def test_out_of_range_scalar_rejected(small: Shuffled) -> None:
         forged = data[:offset] + ORDER.to_bytes(32, "big") + data[offset + 32 :]
         with pytest.raises(GroupError):
             ShuffleProof.from_bytes(forged, 5)
+    zero_challenge = data[: 33 * 6] + bytes(32) + data[33 * 6 + 32 :]
+    with pytest.raises(GroupError):
+        ShuffleProof.from_bytes(zero_challenge, 5)
 
 
 @settings(max_examples=40, deadline=None)

@@ -2,8 +2,11 @@
 
 Why injectable: test vectors must be byte-reproducible, so every function that draws a
 nonce, a masking factor or a permutation takes a :class:`RandomSource`. Real play uses
-:class:`SecretsRandom` (the operating system's CSPRNG); :class:`DeterministicRandom` is
-for tests and vectors only — its output is a public function of its seed.
+:class:`SecretsRandom` (the operating system's CSPRNG). :class:`DeterministicRandom` exists
+for tests and vectors: its output is a function of its seed, so it is exactly as secret as
+the seed — a public seed gives every secret away; in play the only acceptable seed is a
+fresh 32-byte secret drawn from :class:`SecretsRandom` (SHA-256 in counter mode is then a
+sound generator), used where a peer must replay its own draws.
 
 Normative (so anyone can regenerate the vectors): every draw is built from
 :meth:`RandomSource.token_bytes`. ``randbelow(n)`` for ``n >= 1`` takes ``k = bit_length(n - 1)``,
@@ -66,7 +69,7 @@ class SecretsRandom(RandomSource):
 
 
 class DeterministicRandom(RandomSource):
-    """SHA-256 in counter mode from a seed: reproducible, hence for tests and vectors only."""
+    """SHA-256 in counter mode from a seed: reproducible, and only as secret as the seed."""
 
     def __init__(self, seed: bytes) -> None:
         self._prefix = b"tarot-p2p/drbg/v1" + len(seed).to_bytes(4, "big") + seed

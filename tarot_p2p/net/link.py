@@ -76,6 +76,7 @@ class Link:
         return self._session.handshake_hash
 
     async def send(self, message: bytes) -> None:
+        """Send one whole message. If cancelled midway the link is unusable: close it."""
         if len(message) > self._config.max_message:
             raise ValueError(f"message of {len(message)} bytes exceeds {self._config.max_message}")
         async with self._send_lock:

@@ -21,6 +21,7 @@ decoded map into a frozen dataclass, or raises :class:`SchemaError` naming the f
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -156,11 +157,13 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Value:
 # --- schemas ---------------------------------------------------------------------------
 
 
-class Kind:
+class Kind(abc.ABC):
     """How one field is checked; ``check`` returns the typed value or raises SchemaError."""
 
-    def check(self, value: object, where: str) -> Any:
-        raise NotImplementedError
+    __slots__ = ()
+
+    @abc.abstractmethod
+    def check(self, value: object, where: str) -> Any: ...
 
     def dump(self, value: Any) -> object:
         return value

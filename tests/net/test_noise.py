@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tarot_p2p.net.handshake import HandshakeRejected, Initiator, Responder
 from tarot_p2p.net.joincode import JoinCode, fingerprint
@@ -156,3 +158,32 @@ def test_signature_from_a_replayed_session_does_not_verify() -> None:
     victim.message1()
     with pytest.raises(NoiseError):
         victim.read_message2(stolen)
+
+
+@given(st.binary(max_size=300))
+@settings(max_examples=200)
+def test_hub_refuses_any_first_message_cleanly(message: bytes) -> None:
+    try:
+        Responder(HUB, TABLE, SECRET).read_message1(message)
+    except NoiseError:
+        return
+    assert len(message) == 32  # only a bare ephemeral key is a valid first message
+
+
+@given(st.binary(max_size=300))
+@settings(max_examples=200)
+def test_hub_refuses_any_forged_third_message(message: bytes) -> None:
+    initiator, responder = Initiator(PEER, code()), Responder(HUB, TABLE, SECRET)
+    responder.read_message1(initiator.message1())
+    initiator.read_message2(responder.message2())
+    with pytest.raises(NoiseError):
+        responder.read_message3(message)
+
+
+@given(st.binary(max_size=300))
+@settings(max_examples=200)
+def test_peer_refuses_any_forged_second_message(message: bytes) -> None:
+    initiator = Initiator(PEER, code())
+    initiator.message1()
+    with pytest.raises(NoiseError):
+        initiator.read_message2(message)

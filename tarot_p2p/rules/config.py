@@ -102,6 +102,12 @@ class TableConfig:
             raise ValueError("poignee_values and chelem_values hold three integers each")
         if self.game_length < 1:
             raise ValueError("game_length must be at least 1")
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(f.default, enum.Enum) and not isinstance(value, type(f.default)):
+                raise ValueError(f"{f.name} must be a {type(f.default).__name__}, not {value!r}")
+            if isinstance(f.default, bool) and not isinstance(value, bool):
+                raise ValueError(f"{f.name} must be a bool, not {value!r}")
 
     @property
     def seats(self) -> int:

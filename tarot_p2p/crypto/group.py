@@ -89,11 +89,15 @@ def mul_secret(p: Point, k: Scalar) -> Point:
 
     Why: :func:`mul` runs libsecp256k1's variable-time multiplication, fine for public
     scalars; a secret one goes through the constant-time ECDH multiplication instead, with a
-    hash function that hands back the full point rather than hashing it.
+    hash function that hands back the full point rather than hashing it. That hash function
+    is a cffi callback; where the platform forbids one (no writable-executable memory, see
+    :data:`CONSTANT_TIME_SECRET_MUL`) the result is the same but computed in variable time.
     """
     k %= ORDER
     if k == 0:
         raise GroupError("identity")
+    if _XY is None:  # platforms without cffi callbacks
+        return mul(p, k)
     out = ffi.new("unsigned char[65]")
     out[0] = 4
     ok = lib.secp256k1_ecdh(
@@ -111,9 +115,18 @@ def _copy_xy(out: Any, x: Any, y: Any, _data: Any) -> int:
     return 1
 
 
-_XY = ffi.callback("int(unsigned char *, const unsigned char *, const unsigned char *, void *)")(
-    _copy_xy
-)
+def _xy_callback() -> Any:
+    try:
+        return ffi.callback(
+            "int(unsigned char *, const unsigned char *, const unsigned char *, void *)"
+        )(_copy_xy)
+    except (MemoryError, OSError, RuntimeError):  # pragma: no cover - hardened platforms
+        return None
+
+
+_XY = _xy_callback()
+CONSTANT_TIME_SECRET_MUL: Final = _XY is not None
+"""Whether :func:`mul_secret` runs in constant time on this platform."""
 
 
 def mul_add_base(p: Point, k: Scalar, t: Scalar) -> Point:

@@ -126,3 +126,13 @@ def test_mul_add_base_on_point_with_x_above_order() -> None:
         )
     with pytest.raises(GroupError):
         mul_add_base(p, 0, 5)
+
+
+def test_mul_secret_without_callback_gives_the_same_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tarot_p2p.crypto.group as group
+
+    assert group.CONSTANT_TIME_SECRET_MUL
+    p, k = base_mul(77), 123456789
+    expected = mul_secret(p, k)
+    monkeypatch.setattr(group, "_XY", None)
+    assert points_equal(group.mul_secret(p, k), expected)

@@ -3,6 +3,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tarot_p2p.crypto.errors import GroupError, ProofError
 from tarot_p2p.crypto.group import ORDER, G, base_mul, neg, point_to_bytes, points_equal, sum_points
@@ -121,3 +123,23 @@ def test_fresh_shares_differ() -> None:
 def test_empty_joint_key_rejected() -> None:
     with pytest.raises(ValueError):
         joint_key(TABLE, HAND, [])
+
+
+@settings(max_examples=25)
+@given(
+    st.integers(min_value=1, max_value=ORDER - 1),
+    st.integers(min_value=0, max_value=255),
+    st.integers(min_value=0, max_value=63),
+)
+def test_any_secret_proves_and_any_bit_flip_fails(x: int, seat: int, bit: int) -> None:
+    ctx = key_context(TABLE, HAND, seat)
+    share = KeyShare(base_mul(x), prove_key(x, ctx, DeterministicRandom(x.to_bytes(32, "big"))))
+    verify_key(share, ctx)
+    data = bytearray(share.to_bytes())
+    data[33 + bit] ^= 1 << (bit % 8)  # one bit in c (bit < 32) or in z
+    try:
+        tampered = KeyShare.from_bytes(bytes(data))
+    except GroupError:
+        return  # the flip made a scalar out of range: rejected at parsing
+    with pytest.raises(ProofError):
+        verify_key(tampered, ctx)

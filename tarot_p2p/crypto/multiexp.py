@@ -83,9 +83,16 @@ def linear_combination(
     Zero scalars contribute nothing; a result equal to the identity raises
     :class:`GroupError` (a verifier treats that as a failed proof).
     """
-    products = ffi.new("secp256k1_pubkey[]", max(len(variable), 1))
+    # Equal bases are multiplied once with the sum of their scalars: the initial deck, for
+    # one, has the same first component G in every card.
+    merged: dict[bytes, tuple[Point, Scalar]] = {}
+    for p, k in variable:
+        key = bytes(ffi.buffer(p.public_key))
+        seen = merged.get(key)
+        merged[key] = (p, k if seen is None else seen[1] + k)
+    products = ffi.new("secp256k1_pubkey[]", max(len(merged), 1))
     terms: list[Any] = []
-    for i, (p, k) in enumerate(variable):
+    for i, (p, k) in enumerate(merged.values()):
         k %= ORDER
         if k == 0:
             continue

@@ -72,3 +72,12 @@ def test_negate_and_encode() -> None:
     assert point_to_bytes(negate(POINTS[2])) == point_to_bytes(neg(POINTS[2]))
     assert encode_points(POINTS) == b"".join(point_to_bytes(p) for p in POINTS)
     assert encode_points([]) == b""
+
+
+def test_equal_bases_are_merged() -> None:
+    twice = [(POINTS[1], 3), (POINTS[2], 1), (POINTS[1], 4)]
+    assert point_to_bytes(linear_combination(twice)) == point_to_bytes(
+        sum_points([mul(POINTS[1], 7), POINTS[2]])
+    )
+    cancelling = [(POINTS[1], 1), (POINTS[2], 2), (POINTS[1], ORDER - 1)]
+    assert point_to_bytes(linear_combination(cancelling)) == point_to_bytes(mul(POINTS[2], 2))

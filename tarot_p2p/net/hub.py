@@ -23,7 +23,6 @@ an in-process endpoint for a peer that hosts the hub (:meth:`local_link`).
 from __future__ import annotations
 
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -57,6 +56,8 @@ class _Member:
     ident: int
     cursor: int
     dropped: bool = False
+    cancel: Callable[[], None] | None = None
+    """Stops the member's connection at once (a TCP member blocked on a slow socket)."""
 
 
 @dataclass(slots=True)
@@ -84,7 +85,7 @@ class Hub:
         self.admit = admit
         self.max_backlog = max_backlog
         self.stats = HubStats()
-        self._log: deque[_Entry] = deque()
+        self._log: list[_Entry] = []
         self._base = 0
         self._log_bytes = 0
         self._next_ident = 0
@@ -107,14 +108,35 @@ class Hub:
         self._log.append(_Entry(sender.ident, message))
         self._log_bytes += len(message)
         self.stats.relayed += 1
-        while self._log_bytes > self.max_backlog and len(self._log) > 1:
-            self._log_bytes -= len(self._log.popleft().message)
-            self._base += 1
-        for member in self._members.values():
-            if member.cursor < self._base:
-                member.dropped = True
+        if self._log_bytes > self.max_backlog:
+            self._trim()
         self._changed.set()
         self._changed = trio.Event()
+
+    def _trim(self) -> None:
+        """Forget the oldest entries (down to 3/4 of the budget, so trimming is rare).
+
+        A member still owed one of them fell too far behind: it is dropped.
+        """
+        keep_bytes, cut = self._log_bytes, 0
+        while cut < len(self._log) - 1 and keep_bytes > self.max_backlog * 3 // 4:
+            keep_bytes -= len(self._log[cut].message)
+            cut += 1
+        new_base = self._base + cut
+        for member in self._members.values():
+            if member.dropped or member.cursor >= new_base:
+                continue
+            owed = self._log[member.cursor - self._base : cut]
+            if all(entry.sender == member.ident for entry in owed):
+                member.cursor = new_base
+                continue
+            member.dropped = True
+            self._drop(MemberDropped(f"member {member.ident} fell behind the hub backlog"))
+            if member.cancel is not None:
+                member.cancel()
+        del self._log[:cut]
+        self._log_bytes = keep_bytes
+        self._base = new_base
 
     async def _next_for(self, member: _Member) -> bytes:
         """The next logged message ``member`` did not send itself, waiting if needed."""
@@ -167,11 +189,14 @@ class Hub:
                 async def guarded(pump: Callable[[], Awaitable[None]]) -> None:
                     try:
                         await pump()
+                    except MemberDropped:
+                        pass  # already recorded by _relay
                     except _CONNECTION_ERRORS as exc:
                         self._drop(exc)
                     finally:
                         nursery.cancel_scope.cancel()
 
+                member.cancel = nursery.cancel_scope.cancel
                 nursery.start_soon(guarded, pump_out)
                 nursery.start_soon(guarded, pump_in)
         finally:

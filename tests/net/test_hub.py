@@ -245,3 +245,18 @@ async def test_silent_connection_times_out_the_handshake(autojump_clock: trio.ab
     await hub.handle_stream(server)
     assert trio.current_time() - start == pytest.approx(5)
     assert hub.stats.drops and "TooSlowError" in hub.stats.drops[0]
+
+
+async def test_tcp_member_that_stops_reading_is_cut_off() -> None:
+    hub = Hub(HUB, TABLE, SECRET, max_backlog=4000)
+    client, server = trio.testing.lockstep_stream_pair()  # send_all waits for the reader
+    code = JoinCode("memory", 1, TABLE, fingerprint(HUB.public_key()), SECRET)
+    talker = hub.local_link()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hub.handle_stream, server)
+        await open_link(client, PEERS[0], code)  # handshake done, then never reads again
+        for _ in range(6):
+            await talker.send(b"z" * 1000)
+    # handle_stream returned: the hub closed the connection of the member that fell behind.
+    assert any("fell behind" in reason for reason in hub.stats.drops)
+    assert len(hub.stats.drops) == 1

@@ -70,7 +70,7 @@ def play_hand(config: TableConfig, dealer: int, rng: random.Random) -> tuple[Sta
             chelem=outcome.chelem.name.lower() if outcome.chelem is not None else None,
         )
     elif state.void is None:
-        summary["misere_deal_half_points"] = list(state.misere_half_points())
+        summary["misere_deal_half_points"] = list(state.half_points())
     return state, summary
 
 

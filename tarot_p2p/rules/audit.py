@@ -106,8 +106,6 @@ def _is_face(c: int) -> bool:
 
 def _play_offence(hand: set[int], trick: list[int], card: int) -> tuple[str, str] | None:
     """Why playing ``card`` from ``hand`` onto ``trick`` is illegal, or ``None``."""
-    if card not in hand:
-        return "card-not-held", f"{card_name(card)} is not in the hand"
     if card == _EXCUSE:
         return None
     led = [c for c in trick if c != _EXCUSE]
@@ -132,9 +130,7 @@ def _play_offence(hand: set[int], trick: list[int], card: int) -> tuple[str, str
 def _ecart_offences(taker_cards: set[int], ecart: list[int]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for c in ecart:
-        if c not in taker_cards:
-            out.append(("card-not-held", f"discarded {card_name(c)}, not in hand nor chien"))
-        elif _is_king(c) or _is_oudler(c):
+        if _is_king(c) or _is_oudler(c):
             out.append(("ecart-king-oudler", f"discarded {card_name(c)}"))
     eligible_plain = [
         c for c in taker_cards if not _is_trump(c) and not _is_king(c) and c != _EXCUSE
@@ -150,8 +146,6 @@ def _poignee_offence(
     config: TableConfig, hand: set[int], shown: list[int]
 ) -> tuple[str, str] | None:
     sizes = {3: (13, 15, 18), 4: (10, 13, 15), 5: (8, 10, 13)}[config.active_players]
-    if any(c not in hand for c in shown):
-        return "poignee-not-held", "showed cards not in the hand"
     if any(not _is_trump(c) and c != _EXCUSE for c in shown) or len(shown) not in sizes:
         return "poignee-false", "not a poignée"
     if _EXCUSE in shown and any(_is_trump(c) and c not in shown for c in hand):
@@ -178,11 +172,21 @@ def _callable(hand: set[int], card: int) -> bool:
     return all(s * 14 + r in hand for r in range(rank + 1, 14) for s in range(4))
 
 
+def _cards_used(action: Action) -> set[int]:
+    if isinstance(action, Play | Discard) and action.card != HIDDEN:
+        return {action.card}
+    if isinstance(action, Poignee):
+        return set(cards_of(action.cards))
+    return set()
+
+
 def audit_hand(record: HandRecord) -> AuditReport:
     """Replay ``record``, name every offence, and score the hand with the penalty applied.
 
-    Raises :class:`InvalidRecord` when the record breaks a publicly checkable rule (out of
-    turn, a bid too low, a card played twice...) and ``ValueError`` for a malformed deal.
+    Raises :class:`InvalidRecord` when the record breaks a publicly checkable rule (a bid
+    too low, a card played twice...) or has a player use a card he does not hold (the
+    mental-poker deal binds every card to its holder, so no honest run can produce that),
+    and ``ValueError`` for a malformed deal.
     """
     config = record.config
     check_deal(config, record.dealer, record.hands, record.chien)
@@ -205,6 +209,11 @@ def audit_hand(record: HandRecord) -> AuditReport:
 
     for i, action in enumerate(record.actions):
         seat = observer.current_player()
+        used = _cards_used(action)
+        if seat >= 0 and used - hands[seat] - (
+            set(cards_of(record.chien)) if isinstance(action, Discard) and not ecart else set()
+        ):
+            raise InvalidRecord(f"action {i} ({action}): seat {seat} does not hold those cards")
         if isinstance(action, Discard) and action.card == HIDDEN:
             raise InvalidRecord(f"action {i}: a complete record names every discarded card")
         if isinstance(action, PetitSec) and not _petit_sec(hands[seat]):

@@ -813,7 +813,7 @@ class State:
 
     def outcome(self) -> HandOutcome | None:
         """The result of a played hand, for :func:`score_hand`; ``None`` for a void deal or
-        a misère deal (see :meth:`misere_half_points`)."""
+        a misère deal (see :meth:`half_points`)."""
         if self.phase is not Phase.DONE:
             raise IncompleteInformation("the hand is not over")
         if self.void is not None or self.taker is None:
@@ -903,10 +903,12 @@ class State:
                 piles[0 if self.contract is Contract.GARDE_SANS else 1] |= self.chien
         return piles, adjust, chelem, excuse_closed
 
-    def misere_half_points(self) -> tuple[int, ...]:
-        """Half-points taken by each seat in a misère deal (the chien set aside)."""
-        if self.phase is not Phase.DONE or self.void is not None or self.taker is not None:
-            raise IncompleteInformation("not a finished misère deal")
+    def half_points(self) -> tuple[int, ...]:
+        """Half-points of each party once the hand is counted: (attack, defence) for a
+        contract — the chien or écart included as the contract says — or one entry per
+        seat in a misère deal (the chien set aside)."""
+        if self.phase is not Phase.DONE or self.void is not None:
+            raise IncompleteInformation("not a finished, played hand")
         piles, adjust, _, _ = self._piles()
         return tuple(half_points_of(p) + a for p, a in zip(piles, adjust, strict=True))
 
@@ -918,7 +920,7 @@ class State:
             return (0,) * self.game.seats
         if self.taker is None:
             dead = self.dealer if self.game.seats > self.game.players else None
-            return score_misere_deal(self.config, self.misere_half_points(), dead)
+            return score_misere_deal(self.config, self.half_points(), dead)
         outcome = self.outcome()
         assert outcome is not None
         return score_hand(self.config, outcome)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from tarot_p2p.rules.actions import Action, Bid, Go
+from tarot_p2p.rules.actions import Action, Bid, Go, Play
 from tarot_p2p.rules.cards import CardSet, mask_of, parse_card
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import active_seats, chien_size, deal_cards, hand_size
@@ -81,6 +81,11 @@ Policy = Callable[[State, list[Action]], Action]
 
 def first_legal(state: State, legal: list[Action]) -> Action:
     return legal[0]
+
+
+def first_card(state: State, legal: list[Action]) -> Action:
+    """The lowest legal card, never an announcement."""
+    return next((a for a in legal if isinstance(a, Play)), legal[0])
 
 
 def play_out(state: State, policy: Policy = first_legal) -> None:

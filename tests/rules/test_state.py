@@ -91,7 +91,7 @@ def test_all_pass_misere_deal_variant() -> None:
     assert state.phase is Phase.PLAY and state.current_player() == 0
     assert not any(isinstance(a, Poignee) for a in state.legal_actions())
     play_out(state)
-    hp = state.misere_half_points()
+    hp = state.half_points()
     assert sum(hp) == 182 - half_points_of(state.chien)
     scores = state.returns()
     assert sum(scores) == 0

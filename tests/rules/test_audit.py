@@ -1,0 +1,200 @@
+"""The after-the-fact audit: offences found in complete records, none in legal ones."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tarot_p2p.rules.actions import Action, Bid, Discard, Go, Misere, MisereKind, Play, Poignee
+from tarot_p2p.rules.audit import HandRecord, InvalidRecord, audit_hand, record_of
+from tarot_p2p.rules.cards import EXCUSE, KING_MASK, SUIT_OF, TRUMP_SUIT
+from tarot_p2p.rules.config import Penalty, TableConfig
+from tarot_p2p.rules.scoring import score_hand
+from tarot_p2p.rules.state import State, from_hands
+
+from .engine_helpers import build_deal, cards, first_card, play_out, random_hand, to_play
+
+FOUR = TableConfig()
+
+
+def plays_with_seats(state: State) -> list[tuple[int, int, int, int]]:
+    """(action index, seat, card, trick number) of every card played."""
+    out = []
+    history = state.history()
+    idx = [i for i, a in enumerate(history) if isinstance(a, Play)]
+    n = state.game.players
+    for t, trick in enumerate(state.tricks):
+        seat = trick.leader
+        for j, card in enumerate(trick.cards):
+            out.append((idx[t * n + j], seat, card, t))
+            seat = state.next_seat[seat]
+    return out
+
+
+def winner_at(cards: tuple[int, ...]) -> int:
+    """Position of the card winning a trick (the Excuse never wins)."""
+    best = -1
+    for i, c in enumerate(cards):
+        if c == EXCUSE:
+            continue
+        if best < 0:
+            best = i
+            continue
+        b = cards[best]
+        over = SUIT_OF[c] == TRUMP_SUIT and (SUIT_OF[b] != TRUMP_SUIT or c > b)
+        if over or (SUIT_OF[c] == SUIT_OF[b] and c > b):
+            best = i
+    return best
+
+
+def inject_revoke(state: State) -> tuple[list[Action], int, int] | None:
+    """Swap two cards of one player so that, in a trick after the first, he plays another
+    plain suit while still holding the suit led (both tricks keep their winners, so the
+    turn order is unchanged). Returns the actions, the seat and the index of the revoke."""
+    plays = plays_with_seats(state)
+    actions = state.history()
+    for i, seat, x, t in plays:
+        trick = state.tricks[t]
+        led = next((c for c in trick.cards if c != EXCUSE), None)
+        if t == 0 or led is None or SUIT_OF[led] == TRUMP_SUIT or x in (led, EXCUSE):
+            continue
+        if SUIT_OF[x] != SUIT_OF[led] or trick.cards[winner_at(trick.cards)] == x:
+            continue
+        for j, seat2, y, t2 in plays:
+            if t2 <= t or seat2 != seat or y == EXCUSE or SUIT_OF[y] in (SUIT_OF[led], TRUMP_SUIT):
+                continue
+            later = state.tricks[t2].cards
+            swapped = tuple(x if c == y else c for c in later)
+            if winner_at(swapped) != winner_at(later):
+                continue
+            actions[i], actions[j] = Play(y), Play(x)
+            return actions, seat, i
+    return None
+
+
+@pytest.mark.parametrize(
+    "config", [TableConfig(players=3), FOUR, TableConfig(players=5)], ids=["3", "4", "5"]
+)
+def test_legal_random_hands_have_no_offence(config: TableConfig) -> None:
+    for seed in range(15):
+        state, hands, chien, _ = random_hand(config, seed)
+        report = audit_hand(record_of(state, hands, chien))
+        assert report.offences == () and report.complete
+        assert report.returns == state.returns()
+
+
+@pytest.mark.parametrize("penalty", list(Penalty))
+def test_injected_revoke_is_found_and_penalised(penalty: Penalty) -> None:
+    config = TableConfig(penalty=penalty)
+    found = 0
+    for seed in range(40):
+        state, hands, chien, _ = random_hand(config, seed)
+        if state.outcome() is None:
+            continue
+        injected = inject_revoke(state)
+        if injected is None:
+            continue
+        actions, seat, index = injected
+        rec = HandRecord(config, state.dealer, tuple(hands), chien, tuple(actions))
+        report = audit_hand(rec)
+        first = report.offences[0]
+        assert (first.seat, first.rule, first.action_index) == (seat, "revoke", index)
+        assert report.outcome is not None and report.outcome.offender == seat
+        clean = dataclasses.replace(report.outcome, offender=None)
+        if penalty is Penalty.REPORT_ONLY:
+            assert report.returns == score_hand(config, clean)
+        else:
+            attack = seat in (report.outcome.taker, report.outcome.partner)
+            taker_score = report.returns[report.outcome.taker]
+            assert (taker_score < 0) if attack else (taker_score > 0)
+        found += 1
+    assert found >= 10
+
+
+def test_illegal_ecart_is_found() -> None:
+    for seed in range(400):
+        state, hands, chien, _ = random_hand(FOUR, seed)
+        if state.contract is None or state.contract > 2 or not state.ecart:
+            continue
+        history = state.history()
+        taker = state.taker
+        discard_at = next(i for i, a in enumerate(history) if isinstance(a, Discard))
+        old = history[discard_at]
+        assert isinstance(old, Discard)
+        kings = [
+            (i, card)
+            for i, s, card, t in plays_with_seats(state)
+            if s == taker
+            and (KING_MASK >> card) & 1
+            and winner_at(state.tricks[t].cards)
+            == winner_at(tuple(old.card if c == card else c for c in state.tricks[t].cards))
+        ]
+        if not kings:
+            continue
+        i, king = kings[0]
+        history[discard_at], history[i] = Discard(king), Play(old.card)
+        report = audit_hand(HandRecord(FOUR, state.dealer, tuple(hands), chien, tuple(history)))
+        first = report.offences[0]
+        assert (first.seat, first.rule) == (taker, "ecart-king-oudler")
+        assert report.outcome is not None and report.outcome.offender == taker
+        return
+    pytest.fail("no hand to inject an illegal écart into")
+
+
+def _record_with(
+    fixed: dict[int, str],
+    insert: Action,
+    config: TableConfig,
+    avoid: dict[int, str] | None = None,
+) -> HandRecord:
+    """A legal garde sans by seat 0 with ``insert`` slipped in before seat 0's first card."""
+    hands, chien = build_deal(config, 3, fixed, avoid=avoid)
+    state = from_hands(config, 3, hands, chien)
+    to_play(state, taker=0)
+    at = len(state.history())
+    play_out(state, first_card)
+    actions = state.history()
+    actions.insert(at, insert)
+    return HandRecord(config, 3, tuple(hands), chien, tuple(actions))
+
+
+def test_false_poignee_and_excuse_in_poignee_are_found() -> None:
+    nine = "T2 T3 T4 T5 T6 T7 T8 T9 T10"
+    rec = _record_with({0: nine + " EX T11"}, Poignee(cards(nine + " EX")), FOUR)
+    report = audit_hand(rec)
+    assert [(o.seat, o.rule) for o in report.offences] == [(0, "poignee-excuse")]
+    rec = _record_with({0: nine}, Poignee(cards(nine + " T21")), FOUR, avoid={0: "T21"})
+    with pytest.raises(InvalidRecord, match="does not hold"):
+        audit_hand(rec)  # showing a card one does not hold contradicts the deal
+
+
+def test_false_misere_is_found() -> None:
+    config = TableConfig(misere=True)
+    rec = _record_with({0: "T2"}, Misere(MisereKind.TRUMP), config)
+    report = audit_hand(rec)
+    assert [(o.seat, o.rule) for o in report.offences] == [(0, "misere-false")]
+    assert report.outcome is not None and report.outcome.offender == 0
+
+
+def test_hidden_petit_sec_is_found() -> None:
+    others = " ".join(f"T{n}" for n in range(2, 22)) + " EX"
+    hands, chien = build_deal(FOUR, 3, {1: "T1"}, avoid={1: others})
+    rec = HandRecord(FOUR, 3, tuple(hands), chien, tuple(Bid(0) for _ in range(4)))
+    report = audit_hand(rec)
+    assert [(o.seat, o.rule) for o in report.offences] == [(1, "petit-sec-hidden")]
+    assert report.returns == (0, 0, 0, 0)
+
+
+def test_publicly_illegal_record_is_invalid() -> None:
+    hands, chien = build_deal(FOUR, 3, {})
+    with pytest.raises(InvalidRecord, match="bid-order"):
+        audit_hand(HandRecord(FOUR, 3, tuple(hands), chien, (Bid(2), Bid(1))))
+    with pytest.raises(InvalidRecord):
+        audit_hand(HandRecord(FOUR, 3, tuple(hands), chien, (Bid(3), Go(False))))
+
+
+def test_incomplete_record() -> None:
+    hands, chien = build_deal(FOUR, 3, {})
+    report = audit_hand(HandRecord(FOUR, 3, tuple(hands), chien, (Bid(3),)))
+    assert not report.complete and report.outcome is None

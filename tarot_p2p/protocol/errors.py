@@ -5,9 +5,10 @@ Why three families (h11 style, refined for a relay that is untrusted):
 * :class:`LocalProtocolError` — our own code misused the API (sealing with the wrong key,
   an unencodable body). A bug here, never evidence against anyone.
 * :class:`UnattributedMessage` — bytes that arrived but that no seat provably sent:
-  malformed, badly signed, or a replay from another table. Since the hub or anyone on the
-  path could have produced them, they drop the *connection* that delivered them and blame
-  no seat.
+  malformed, badly signed, or a replay from another table. Any hub member, the hub or
+  anyone on the path could have produced them, so they are ignored (and logged) and
+  blame no seat; the link stays up, because through the hub it carries every seat's
+  messages and one bad member must not disconnect the table.
 * :class:`SeatViolation` — a message validly signed by a seat that breaks the protocol
   (fork, equivocation, and later every rule or proof failure). It names the seat and keeps
   the signed message(s) as evidence that any third party can verify; the hand is aborted

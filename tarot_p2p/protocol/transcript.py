@@ -71,7 +71,10 @@ class Verdict(enum.Enum):
 
 
 class TranscriptGap(UnattributedMessage):
-    """A message built on a history we do not have: messages were lost on the way."""
+    """A message built on a history we do not have (we missed messages, or it was made up).
+
+    Nobody can be blamed: ignore it and keep waiting for the expected sender.
+    """
 
 
 def successors(slot: tuple[int, int] | None) -> tuple[tuple[int, int], ...]:

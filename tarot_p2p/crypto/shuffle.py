@@ -101,7 +101,7 @@ class ShuffleProof:
 
     ``commitments`` are the ``c_i``; ``product_commitment`` is ``C_Δ``; ``challenge`` is ``x``;
     ``s_rows``, ``s_opening``, ``s_remask``, ``s_product`` are ``s_1``, ``s_3``, ``s_4``, ``s̃``;
-    ``s_permuted`` are the ``s'_j`` and ``s_partial`` the ``b̃_1..b̃_{n-2}``.
+    ``s_permuted`` are the ``s'_j`` and ``s_partial`` the ``β̃_1..β̃_{n-2}``.
     """
 
     commitments: tuple[Point, ...]
@@ -119,7 +119,7 @@ class ShuffleProof:
         return len(self.commitments)
 
     def to_bytes(self) -> bytes:
-        """``c_0..c_{n-1} || C_Δ || x || s_1 || s_3 || s_4 || s̃ || s'_0..s'_{n-1} || b̃_1..b̃_{n-2}``.
+        """``c_0..c_{n-1} || C_Δ || x || s_1 || s_3 || s_4 || s̃ || s'_0..s'_{n-1} || β̃_1..β̃_{n-2}``.
 
         Points compressed (33 bytes), scalars 32 bytes big-endian: ``97·n + 129`` bytes.
         """

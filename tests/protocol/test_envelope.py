@@ -164,3 +164,17 @@ def test_any_corruption_is_refused_or_harmless(index: int, byte: int) -> None:
     except RemoteProtocolError:
         return
     assert (got.payload, got.signature) == (env.payload, env.signature)
+
+
+def test_non_canonical_payload_is_accepted_and_kept_byte_for_byte() -> None:
+    # Keys unsorted and the hand number written as uint32: not our fixed form, but valid
+    # msgpack of a valid payload. The signature covers these bytes, so they must be kept.
+    fields = base_fields(1)
+    payload = b"\x88" + b"".join(
+        msgpack.packb(key) + (b"\xce\x00\x00\x00\x02" if key == "h" else msgpack.packb(value))
+        for key, value in reversed(list(fields.items()))
+    )
+    assert payload != encode(fields) and msgpack.unpackb(payload) == fields
+    wire = encode([payload, KEYS[1].sign(signature_input(payload))])
+    env = open_envelope(wire, table_id=TABLE, roster=ROSTER)
+    assert env.payload == payload and env.hand == 2

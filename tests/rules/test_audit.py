@@ -8,69 +8,24 @@ import pytest
 
 from tarot_p2p.rules.actions import Action, Bid, Discard, Go, Misere, MisereKind, Play, Poignee
 from tarot_p2p.rules.audit import HandRecord, InvalidRecord, audit_hand, record_of
-from tarot_p2p.rules.cards import EXCUSE, KING_MASK, SUIT_OF, TRUMP_SUIT
+from tarot_p2p.rules.cards import KING_MASK
 from tarot_p2p.rules.config import Penalty, TableConfig
 from tarot_p2p.rules.scoring import score_hand
-from tarot_p2p.rules.state import State, from_hands
+from tarot_p2p.rules.state import from_hands
 
-from .engine_helpers import build_deal, cards, first_card, play_out, random_hand, to_play
+from .engine_helpers import (
+    build_deal,
+    cards,
+    first_card,
+    inject_revoke,
+    play_out,
+    plays_with_seats,
+    random_hand,
+    to_play,
+    winner_at,
+)
 
 FOUR = TableConfig()
-
-
-def plays_with_seats(state: State) -> list[tuple[int, int, int, int]]:
-    """(action index, seat, card, trick number) of every card played."""
-    out = []
-    history = state.history()
-    idx = [i for i, a in enumerate(history) if isinstance(a, Play)]
-    n = state.game.players
-    for t, trick in enumerate(state.tricks):
-        seat = trick.leader
-        for j, card in enumerate(trick.cards):
-            out.append((idx[t * n + j], seat, card, t))
-            seat = state.next_seat[seat]
-    return out
-
-
-def winner_at(cards: tuple[int, ...]) -> int:
-    """Position of the card winning a trick (the Excuse never wins)."""
-    best = -1
-    for i, c in enumerate(cards):
-        if c == EXCUSE:
-            continue
-        if best < 0:
-            best = i
-            continue
-        b = cards[best]
-        over = SUIT_OF[c] == TRUMP_SUIT and (SUIT_OF[b] != TRUMP_SUIT or c > b)
-        if over or (SUIT_OF[c] == SUIT_OF[b] and c > b):
-            best = i
-    return best
-
-
-def inject_revoke(state: State) -> tuple[list[Action], int, int] | None:
-    """Swap two cards of one player so that, in a trick after the first, he plays another
-    plain suit while still holding the suit led (both tricks keep their winners, so the
-    turn order is unchanged). Returns the actions, the seat and the index of the revoke."""
-    plays = plays_with_seats(state)
-    actions = state.history()
-    for i, seat, x, t in plays:
-        trick = state.tricks[t]
-        led = next((c for c in trick.cards if c != EXCUSE), None)
-        if t == 0 or led is None or SUIT_OF[led] == TRUMP_SUIT or x in (led, EXCUSE):
-            continue
-        if SUIT_OF[x] != SUIT_OF[led] or trick.cards[winner_at(trick.cards)] == x:
-            continue
-        for j, seat2, y, t2 in plays:
-            if t2 <= t or seat2 != seat or y == EXCUSE or SUIT_OF[y] in (SUIT_OF[led], TRUMP_SUIT):
-                continue
-            later = state.tricks[t2].cards
-            swapped = tuple(x if c == y else c for c in later)
-            if winner_at(swapped) != winner_at(later):
-                continue
-            actions[i], actions[j] = Play(y), Play(x)
-            return actions, seat, i
-    return None
 
 
 @pytest.mark.parametrize(

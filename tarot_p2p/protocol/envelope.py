@@ -90,7 +90,11 @@ _PAYLOAD = Schema(
 
 @dataclass(frozen=True, slots=True)
 class SignedEnvelope:
-    """A verified message. ``payload`` is the exact signed bytes, ``wire`` the exact frame."""
+    """A parsed message. ``payload`` is the exact signed bytes, ``wire`` the exact frame.
+
+    ``verified`` is False only for envelopes read without a roster (a file being loaded
+    before its roster is known): their signature has not been checked yet.
+    """
 
     version: int
     table_id: bytes
@@ -103,6 +107,7 @@ class SignedEnvelope:
     payload: bytes
     signature: bytes
     wire: bytes
+    verified: bool
 
     @property
     def slot(self) -> tuple[int, int]:
@@ -237,4 +242,5 @@ def open_envelope(
         payload=payload,
         signature=signature,
         wire=wire,
+        verified=roster is not None,
     )

@@ -219,3 +219,10 @@ def test_file_header_and_reordering() -> None:
     zero = file_header(TABLE, BINDING) + b"\x00\x00\x00\x00"
     with pytest.raises(TranscriptFileError, match="bad length"):
         parse_file(zero)
+
+
+def test_file_read_without_roster_is_marked_unverified() -> None:
+    t = played(2)
+    assert all(e.verified for e in t)
+    assert not any(e.verified for e in parse_file(file_bytes(t)).transcript)
+    assert all(e.verified for e in parse_file(file_bytes(t), ROSTER).transcript)

@@ -84,7 +84,8 @@ def linear_combination(
     :class:`GroupError` (a verifier treats that as a failed proof).
     """
     # Equal bases are multiplied once with the sum of their scalars: the initial deck, for
-    # one, has the same first component G in every card.
+    # one, has the same first component G in every card. The key is libsecp256k1's stored
+    # form of the point (normalised affine coordinates), the same for equal points.
     merged: dict[bytes, tuple[Point, Scalar]] = {}
     for p, k in variable:
         key = bytes(ffi.buffer(p.public_key))

@@ -48,9 +48,6 @@ class CountingStream(trio.abc.Stream):
     async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
         return await self.inner.receive_some(max_bytes)
 
-    async def send_eof(self) -> None:
-        raise NotImplementedError
-
     async def aclose(self) -> None:
         await self.inner.aclose()
 

@@ -74,7 +74,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Final
+from typing import Final, NamedTuple
 
 from tarot_p2p.rules.actions import (
     BIDS,
@@ -140,6 +140,10 @@ class Phase(enum.IntEnum):
     DONE = 5
 
 
+_PLAYING: Final = Phase.PLAY
+_DONE: Final = Phase.DONE
+
+
 class Void(enum.StrEnum):
     """Why a deal ended without being played."""
 
@@ -166,6 +170,14 @@ ABOVE: Final[tuple[CardSet, ...]] = tuple(
 """For a trump, the trumps above it."""
 
 _TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
+
+_PLAY_CHUNKS: Final[tuple[tuple[int, int, dict[int, tuple[Play, ...]]], ...]] = tuple(
+    (shift, (1 << width) - 1, {})
+    for shift, width in ((0, 14), (14, 14), (28, 14), (42, 14), (56, 11), (67, 11))
+)
+"""The deck cut into suits and two halves of the trumps (the Excuse with the high one),
+each with a cache from a bit pattern to its :class:`Play` actions: listing the legal
+cards is then a few look-ups instead of a loop over bits."""
 
 
 class IllegalAction(ValueError):
@@ -215,8 +227,9 @@ def game_of(config: TableConfig) -> Game:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
+    """A finished trick (a named tuple: one is made per trick, so it must be cheap)."""
+
     leader: int
     cards: tuple[int, ...]
     """In playing order, starting with the leader's card."""
@@ -274,6 +287,7 @@ class State:
         "_miseres",
         "_order",
         "_played_first",
+        "_players",
         "_poignees",
         "_speaker",
         "_trick",
@@ -303,7 +317,6 @@ class State:
         "taker_pool",
         "tricks",
         "void",
-        "won",
     )
 
     def __init__(
@@ -358,7 +371,7 @@ class State:
         self._win_seat = -1
         self._win_card = -1
         self._excuse_seat = -1
-        self.won = [0] * game.seats
+        self._players = game.players
         self.played = 0
         self.played_by = [0] * game.seats
         self.void: Void | None = None
@@ -371,7 +384,7 @@ class State:
         return TERMINAL if self.phase is Phase.DONE else self.current
 
     def is_terminal(self) -> bool:
-        return self.phase is Phase.DONE
+        return self.phase is _DONE
 
     def history(self) -> list[Action]:
         """The actions applied so far, in order (replayable on a fresh state)."""
@@ -400,21 +413,24 @@ class State:
         the Excuse only when it must stand in); :meth:`apply_action` accepts any valid one.
         """
         phase = self.phase
-        if phase is Phase.DONE:
-            return []
         seat = self.current
-        if self.hidden[seat] and phase is not Phase.BIDDING and phase is not Phase.GO:
-            raise IncompleteInformation(f"seat {seat}'s hand is not known to this state")
-        if phase is Phase.PLAY:
+        if phase is _PLAYING and not self.hidden[seat]:
             mask = self._legal_mask()
             out: list[Action] = []
             if not (self._played_first >> seat) & 1 and self.taker is not None:
                 out.extend(self._announcements(seat))
-            while mask:
-                low = mask & -mask
-                out.append(PLAY[low.bit_length() - 1])
-                mask ^= low
+            for shift, width, cache in _PLAY_CHUNKS:
+                part = (mask >> shift) & width
+                if part:
+                    plays = cache.get(part)
+                    if plays is None:
+                        plays = cache[part] = tuple(PLAY[c + shift] for c in cards_of(part))
+                    out += plays
             return out
+        if phase is Phase.DONE:
+            return []
+        if self.hidden[seat] and phase is not Phase.BIDDING and phase is not Phase.GO:
+            raise IncompleteInformation(f"seat {seat}'s hand is not known to this state")
         if phase is Phase.BIDDING:
             if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
                 return [PETIT_SEC]
@@ -486,7 +502,7 @@ class State:
     def apply_action(self, action: Action) -> None:
         """Apply ``action`` for the current player, or raise :class:`IllegalAction`."""
         phase = self.phase
-        if phase is Phase.PLAY and type(action) is Play:
+        if phase is _PLAYING and type(action) is Play:
             self._play(action.card)
         elif phase is Phase.DONE:
             raise IllegalAction("hand-over", "the hand is over")
@@ -701,7 +717,10 @@ class State:
             raise IllegalAction("card", f"no card {card!r}")
         bit = 1 << card
         if not self.hidden[seat]:
-            if not (self._legal_mask() >> card) & 1:
+            legal = self._legal_cache
+            if legal < 0:
+                legal = self._legal_mask()
+            if not (legal >> card) & 1:
                 raise self._play_error(seat, card)
             self.hands[seat] ^= bit
         else:
@@ -728,20 +747,16 @@ class State:
                     self._high_trump = card
             elif suit == SUIT_OF[win] and card > win:
                 self._win_card, self._win_seat = card, seat
-        if len(trick) < self.game.players:
+        if len(trick) < self._players:
             self.current = self.next_seat[seat]
             return
         winner = self._win_seat
-        mask = 0
-        for c in trick:
-            mask |= 1 << c
-        self.won[winner] |= mask
         self.tricks.append(Trick(self._trick_leader, tuple(trick), winner))
         self._trick = []
         self._lead_suit = self._high_trump = self._win_card = self._win_seat = -1
         self._trick_leader = self.current = winner
         if len(self.tricks) == self.game.tricks:
-            self.phase = Phase.DONE
+            self.phase = _DONE
 
     def _play_error(self, seat: int, card: int) -> IllegalAction:
         h = self.hands[seat]

@@ -25,7 +25,7 @@ from tarot_p2p.rules.cards import (
 )
 from tarot_p2p.rules.state import Observation
 
-_BID_THRESHOLDS = (40, 56, 71, 81)
+_BID_THRESHOLDS = (44, 58, 72, 82)
 """Hand strength needed for prise, garde, garde sans, garde contre."""
 
 

@@ -73,6 +73,18 @@ def commitment_generator(j: int) -> Point:
     return _generator_table(j).point
 
 
+def precompute_tables(n: int = MAX_CARDS) -> None:
+    """Build now the tables a shuffle of ``n`` cards needs (about 2 s and 40 MiB for 78).
+
+    Why: they are otherwise built on the first shuffle or verification, which then takes
+    that much longer; a client can call this ahead of time, e.g. in a worker thread while
+    the table fills.
+    """
+    _base_table()
+    for j in range(n):
+        _generator_table(j)
+
+
 @functools.cache
 def _generator_table(j: int) -> FixedBase:
     if not 0 <= j < MAX_CARDS:

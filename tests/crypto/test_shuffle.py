@@ -28,6 +28,7 @@ from tarot_p2p.crypto.shuffle import (
     MAX_CARDS,
     ShuffleProof,
     commitment_generator,
+    precompute_tables,
     proof_size,
     shuffle_and_prove,
     verify_shuffle,
@@ -102,6 +103,7 @@ def test_full_deck_permutation_is_not_the_identity(full: Shuffled) -> None:
 
 
 def test_generators_are_distinct_and_not_g() -> None:
+    precompute_tables(MAX_CARDS)
     encodings = {point_to_bytes(commitment_generator(j)) for j in range(MAX_CARDS)}
     assert len(encodings) == MAX_CARDS
     assert point_to_bytes(base_mul(1)) not in encodings
@@ -270,3 +272,15 @@ def test_any_flipped_byte_rejected(small: Shuffled, data: st.DataObject) -> None
     raw[position] ^= data.draw(st.integers(1, 255))
     with pytest.raises(CryptoError):
         verify_shuffle(Y, deck, out, ShuffleProof.from_bytes(bytes(raw), 5), CTX)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(2, 8), seed=st.binary(max_size=8), victim=st.integers(0, 7))
+def test_random_shuffles_verify_and_a_substitution_fails(n: int, seed: bytes, victim: int) -> None:
+    deck = masked_deck(n)
+    out, proof = shuffle_and_prove(Y, deck, CTX, DeterministicRandom(seed))
+    verify_shuffle(Y, deck, out, proof, CTX)
+    forged = list(out)
+    forged[victim % n] = remask(Y, out[(victim + 1) % n], 5)
+    with pytest.raises(ProofError):
+        verify_shuffle(Y, deck, forged, proof, CTX)

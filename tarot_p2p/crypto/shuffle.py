@@ -189,12 +189,45 @@ def shuffle_and_prove(
     ``ρ_0..ρ_{n-1}``, ``r_0..r_{n-1}``, ``ω_1``, ``ω_3``, ``ω_4``, ``ω'_0..ω'_{n-1}``,
     ``δ_1..δ_{n-2}``, ``σ_δ``, ``σ_Δ`` (all ``scalar()``).
     """
+    if not MIN_CARDS <= len(deck) <= MAX_CARDS:
+        raise ValueError("a shuffle has 2 to 78 cards")
+    return _prove(y, deck, rng.permutation(len(deck)), ctx, rng)
+
+
+def prove_shuffle(
+    y: Point,
+    deck: Sequence[Ciphertext],
+    permutation: Sequence[int],
+    ctx: ProofContext,
+    rng: RandomSource,
+) -> tuple[list[Ciphertext], ShuffleProof]:
+    """Like :func:`shuffle_and_prove` with the permutation chosen by the caller.
+
+    Why: a shuffler who must know where its own cards went (the taker re-shuffling his hand
+    with the chien before the écart) draws ``permutation = rng.permutation(n)`` itself;
+    output ``j`` is then input ``permutation[j]``. With that draw first, the result is
+    exactly :func:`shuffle_and_prove`'s for the same ``rng``. The draws that follow are as
+    listed there.
+    """
     n = len(deck)
     if not MIN_CARDS <= n <= MAX_CARDS:
         raise ValueError("a shuffle has 2 to 78 cards")
+    if sorted(permutation) != list(range(n)):
+        raise ValueError("not a permutation of the deck's positions")
+    return _prove(y, deck, list(permutation), ctx, rng)
+
+
+def _prove(
+    y: Point,
+    deck: Sequence[Ciphertext],
+    perm: list[int],
+    ctx: ProofContext,
+    rng: RandomSource,
+) -> tuple[list[Ciphertext], ShuffleProof]:
+    """The prover of protocol/shuffle.md §3 after the permutation is drawn (not checked here)."""
+    n = len(deck)
     g = _base_table()
     h = [_generator_table(j) for j in range(n)]
-    perm = rng.permutation(n)
     rho = [rng.scalar() for _ in range(n)]
     out = [
         Ciphertext(

@@ -27,9 +27,11 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shuffle import (
     MAX_CARDS,
     ShuffleProof,
+    _prove,
     commitment_generator,
     precompute_tables,
     proof_size,
+    prove_shuffle,
     shuffle_and_prove,
     verify_shuffle,
 )
@@ -211,20 +213,28 @@ def test_wrong_permutation_commitment_rejected(small: Shuffled) -> None:
         verify_shuffle(Y, deck, out, forged, CTX)
 
 
-class _NotAPermutation(DeterministicRandom):
-    """A cheating prover's randomness: its "permutation" sends two outputs to one input."""
-
-    def permutation(self, n: int) -> list[int]:
-        return [0, *range(n - 1)]
-
-
 @pytest.mark.parametrize("n", [2, 5, 78])
 def test_cheating_prover_duplicating_a_card_cannot_prove(n: int) -> None:
+    """The prover's own algorithm run on a map that sends two outputs to one input."""
     deck = masked_deck(n)
-    out, proof = shuffle_and_prove(Y, deck, CTX, _NotAPermutation(b"cheat"))
+    not_a_permutation = [0, *range(n - 1)]
+    out, proof = _prove(Y, deck, not_a_permutation, CTX, DeterministicRandom(b"cheat"))
     assert Counter(cards(out))[0] == 2
     with pytest.raises(ProofError):
         verify_shuffle(Y, deck, out, proof, CTX)
+    with pytest.raises(ValueError):
+        prove_shuffle(Y, deck, not_a_permutation, CTX, DeterministicRandom(b"cheat"))
+
+
+def test_prove_shuffle_with_a_chosen_permutation_matches_shuffle_and_prove() -> None:
+    deck = masked_deck(6)
+    permutation = DeterministicRandom(b"chosen").permutation(6)
+    rng = DeterministicRandom(b"chosen")
+    rng.permutation(6)
+    out, proof = prove_shuffle(Y, deck, permutation, CTX, rng)
+    same_out, same_proof = shuffle_and_prove(Y, deck, CTX, DeterministicRandom(b"chosen"))
+    assert out == same_out and proof == same_proof
+    assert cards(out) == [cards(deck)[i] for i in permutation]
 
 
 def test_malformed_points_rejected(small: Shuffled) -> None:

@@ -13,8 +13,9 @@ Dubuis, "Pseudo-code algorithms for verifiable re-encryption mix-nets", FC 2017)
 notation, with one change: the product ``Π u'_j = Π u_i`` is proven with Bayer and Groth's
 single-value product argument (Eurocrypt 2012, section 5.3) over the same Pedersen
 generators instead of the commitment chain. Both prove the same statement; the product
-argument needs only fixed bases, which removes ``2N`` of the verifier's ``7N`` variable-base
-multiplications (the cost that matters here, see benchmarks/shuffle_bench.py).
+argument's bases are the fixed generators but for one point, which removes ``2N`` of the
+verifier's ``7N`` variable-base multiplications (the cost that matters here, see
+benchmarks/shuffle_bench.py).
 
 1. Permutation commitment: ``c_i = r_i·G + H_{π⁻¹(i)}``, one point per input card, with
    independent generators ``H_j`` (:func:`commitment_generator`).

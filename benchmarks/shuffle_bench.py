@@ -52,17 +52,19 @@ def main() -> None:
     deck = initial_deck(y)
 
     tables, _ = _timed(precompute_tables)  # G and H_0..H_77, once per process
-    _, (first, first_proof) = _timed(functools.partial(shuffle_and_prove, y, deck, ctx, rng))
-    # The first shuffle's input has G as every first component: one multiplication, not 78.
-    from_initial = [
-        _timed(functools.partial(verify_shuffle, y, deck, first, first_proof, ctx))[0]
-        for _ in range(args.runs)
-    ]
+    # The first shuffle's input has G as every first component: merged into one product.
+    prove_first, verify_first = [], []
+    for _ in range(args.runs):
+        ms, (first, first_proof) = _timed(functools.partial(shuffle_and_prove, y, deck, ctx, rng))
+        prove_first.append(ms)
+        ms, _ = _timed(functools.partial(verify_shuffle, y, deck, first, first_proof, ctx))
+        verify_first.append(ms)
 
     figures: dict[str, object] = {
         "runs": args.runs,
         "precompute_tables_ms": round(tables, 1),
-        "verify_78_of_initial_deck_ms": _stats(from_initial),
+        "shuffle_prove_78_of_initial_deck_ms": _stats(prove_first),
+        "verify_78_of_initial_deck_ms": _stats(verify_first),
     }
     for label, n in (("78", 78), ("24", 24)):
         prove, verify = [], []
@@ -84,11 +86,16 @@ def main() -> None:
         return
     print(f"runs per figure: {args.runs} (minimum / median, ms; goal <= {GOAL_MS:.0f} ms)")
     print(f"table precomputation (once per process): {tables:8.1f} ms")
-    keys = ("shuffle_prove_78", "verify_78", "verify_78_of_initial_deck")
+    keys = (
+        "shuffle_prove_78",
+        "verify_78",
+        "shuffle_prove_78_of_initial_deck",
+        "verify_78_of_initial_deck",
+    )
     for key in (*keys, "shuffle_prove_24", "verify_24"):
         s = figures[f"{key}_ms"]
         assert isinstance(s, dict)
-        print(f"{key:<26} min {s['min']:7.2f}   median {s['median']:7.2f}")
+        print(f"{key:<33} min {s['min']:7.2f}   median {s['median']:7.2f}")
     print(f"78-card shuffled deck: {78 * 66} bytes; its proof: {proof_size(78)} bytes")
     print(f"24-card subset proof: {proof_size(24)} bytes")
 

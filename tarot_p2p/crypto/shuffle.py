@@ -257,8 +257,11 @@ def _prove(
 
     t1 = linear_combination([], [(g, w1)])
     t3 = linear_combination([], [(g, w3), *zip(h, wp, strict=True)])
-    t4a = linear_combination([(c.a, w) for c, w in zip(out, wp, strict=True)], [(g, -w4)])
-    t4b = linear_combination([*((c.b, w) for c, w in zip(out, wp, strict=True)), (y, -w4)])
+    # Σ ω'_j·e'_j computed from the inputs, Σ ω'_j·e_{π(j)} + (Σ ω'_j·ρ_j)·(G, Y): the same
+    # points, but equal inputs merge (the initial deck's first components are all G).
+    shift = sum(w * k for w, k in zip(wp, rho, strict=True)) - w4
+    t4a = linear_combination([(deck[perm[j]].a, wp[j]) for j in range(n)], [(g, shift)])
+    t4b = linear_combination([*((deck[perm[j]].b, wp[j]) for j in range(n)), (y, shift)])
     c_small = linear_combination(
         [], [(g, sigma_small), *((h[k], -delta[k] * wp[k + 1]) for k in range(n - 1))]
     )

@@ -1,0 +1,177 @@
+"""The game messages: one frozen dataclass and one schema per envelope ``type``.
+
+Why a single registry: a body is checked against exactly one schema, chosen by the
+envelope's ``type``, before any other code looks at it; every length that the protocol
+fixes is checked here, so the state machine only ever sees well-formed values. Lengths
+that depend on the state (how many shares a ``shares`` message must hold) are the state
+machine's to check. ``protocol/table.md`` §2 is the normative description of these bodies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, TypeAlias
+
+from tarot_p2p.protocol.codec import Bytes, Kind, ListOf, Schema, SchemaError, UInt, Value
+
+POINT: Final = 33
+CIPHERTEXT: Final = 66
+PROOF: Final = 64
+"""A Schnorr or DLEQ proof in compact form ``c || z``."""
+MAX_SLOTS: Final = 78 + 24
+MAX_PROOF: Final = 1 << 18
+"""Generous bound on one proof's bytes (a shuffle proof of 78 cards is far smaller)."""
+MAX_SCORE: Final = 1 << 31
+
+_SLOT = UInt(maximum=MAX_SLOTS - 1)
+_ACTION = ListOf(UInt(maximum=(1 << 16) - 1), max_len=32)
+_PROOF = Bytes(1, MAX_PROOF)
+_DLEQ = Bytes(PROOF)
+_SHARES = Bytes(0, POINT * MAX_SLOTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A per-hand public key share ``y = x·G`` and its Schnorr proof of knowledge of ``x``."""
+
+    y: bytes
+    pok: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    deck: bytes
+    proof: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Shares:
+    """Decryption shares for slots the state prescribes, in ascending slot order."""
+
+    d: bytes
+    proof: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PetitSec:
+    """The sender's shares for all his dealt slots, opening his hand to void the deal."""
+
+    d: bytes
+    proof: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """An engine action that reveals no hidden card: a bid, the call, "go", a misère."""
+
+    action: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Ecart:
+    """The taker's proven re-shuffle of hand + chien, the écart, and the trumps he shows."""
+
+    deck: bytes
+    proof: bytes
+    discard: tuple[int, ...]
+    trumps: tuple[int, ...]
+    d: bytes
+    dproof: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Poignee:
+    slots: tuple[int, ...]
+    d: bytes
+    proof: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    slot: int
+    d: bytes
+    proof: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    scores: tuple[int, ...]
+
+
+Message: TypeAlias = Key | Shuffle | Shares | PetitSec | Act | Ecart | Poignee | Play | Score
+
+_SCHEMAS: Final[dict[str, Schema[object]]] = {}
+_TYPE_OF: Final[dict[type, str]] = {}
+
+
+def _register(name: str, cls: type, fields: dict[str, tuple[str, Kind]]) -> None:
+    _SCHEMAS[name] = Schema(cls, fields)
+    _TYPE_OF[cls] = name
+
+
+_register("key", Key, {"y": ("y", Bytes(POINT)), "pok": ("pok", _DLEQ)})
+_register(
+    "shuffle",
+    Shuffle,
+    {"deck": ("deck", Bytes(CIPHERTEXT * 78)), "proof": ("proof", _PROOF)},
+)
+_register("shares", Shares, {"d": ("d", _SHARES), "proof": ("proof", _DLEQ)})
+_register("petit_sec", PetitSec, {"d": ("d", _SHARES), "proof": ("proof", _DLEQ)})
+_register("action", Act, {"action": ("action", _ACTION)})
+_register(
+    "ecart",
+    Ecart,
+    {
+        "deck": ("deck", Bytes(CIPHERTEXT * 18, CIPHERTEXT * 24)),
+        "proof": ("proof", _PROOF),
+        "discard": ("discard", ListOf(UInt(maximum=23), max_len=6, min_len=3)),
+        "trumps": ("trumps", ListOf(UInt(maximum=23), max_len=6)),
+        "d": ("d", Bytes(0, POINT * 6)),
+        "dproof": ("dproof", Bytes(0, PROOF)),
+    },
+)
+_register(
+    "poignee",
+    Poignee,
+    {
+        "slots": ("slots", ListOf(_SLOT, max_len=24, min_len=1)),
+        "d": ("d", _SHARES),
+        "proof": ("proof", _DLEQ),
+    },
+)
+_register(
+    "play",
+    Play,
+    {"slot": ("slot", _SLOT), "d": ("d", Bytes(POINT)), "proof": ("proof", _DLEQ)},
+)
+_register(
+    "score",
+    Score,
+    {
+        "scores": (
+            "scores",
+            ListOf(UInt(maximum=MAX_SCORE, minimum=-MAX_SCORE), max_len=5, min_len=3),
+        )
+    },
+)
+
+MESSAGE_TYPES: Final = tuple(sorted(_SCHEMAS))
+
+
+def type_of(message: Message) -> str:
+    """The envelope ``type`` string of a message."""
+    return _TYPE_OF[type(message)]
+
+
+def load_body(msg_type: str, body: Value) -> Message:
+    """Check ``body`` against the schema of ``msg_type``; raises :class:`SchemaError`."""
+    schema = _SCHEMAS.get(msg_type)
+    if schema is None:
+        raise SchemaError(f"unknown message type {msg_type!r}")
+    message: Message = schema.load(body, msg_type)  # type: ignore[assignment]
+    return message
+
+
+def dump_body(message: Message) -> dict[str, object]:
+    """The wire map of ``message`` (checked against its own schema)."""
+    return _SCHEMAS[type_of(message)].dump(message)

@@ -1,0 +1,371 @@
+"""One seat at the table, sans I/O: signed bytes in, events out; decisions in, signed bytes out.
+
+Why a layer above :mod:`.table`: the table machine is keyless and public, the same for
+every seat and for an observer; a seat also has secrets (its per-hand key share, its
+shuffle permutations) and private knowledge (its own cards). The :class:`Peer` keeps both,
+builds its messages from them, and sends nothing the machine would refuse: every outgoing
+message is sealed, then run through :meth:`Peer._accept` — the very path of received
+messages — before its bytes are handed to the caller.
+
+How a caller drives it (the net layer, the ``demo`` bots, the tests):
+
+* ``receive(wire)`` for every frame from the table; it returns the events it caused, or
+  raises :class:`~.errors.UnattributedMessage` (drop the connection that brought it) or
+  :class:`~.errors.SeatViolation` (abort the hand, naming the seat, keeping the evidence).
+* ``expected_sender()`` names the seat that must speak next (``None``: game over); the I/O
+  layer times that seat out and names it when it stays silent.
+* When it is this seat's turn: ``next_message()`` returns the message the protocol
+  dictates (key share, shuffle, decryption shares, score line), or ``None`` when a
+  decision is needed; then ``legal_actions()`` lists the choices and ``act(action)`` (or
+  ``discard(cards)`` for the écart) returns the message carrying it.
+
+A peer without identity key and seat is an **observer**: it only receives, and checks
+everything public (``tarot-p2p audit`` replays a transcript file through one).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tarot_p2p.crypto.elgamal import Ciphertext
+from tarot_p2p.crypto.group import Scalar, point_to_bytes
+from tarot_p2p.crypto.keys import key_context, make_key_share
+from tarot_p2p.crypto.randomness import DeterministicRandom, RandomSource
+from tarot_p2p.crypto.shares import decryption_share, prove_shares, recover_card
+from tarot_p2p.crypto.shuffle import shuffle_and_prove
+from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.codec import SchemaError
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
+from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation
+from tarot_p2p.protocol.table import (
+    ROUND_TYPE,
+    ChienShown,
+    EngineAction,
+    Event,
+    HandMachine,
+    Phase,
+    TableMachine,
+    Violation,
+)
+from tarot_p2p.protocol.transcript import Transcript, Verdict
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.cards import TRUMP_MASK, CardSet, card_name, cards_of, mask_of
+from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.state import IllegalAction, State, from_hands
+
+
+@dataclass(frozen=True, slots=True)
+class Dealt:
+    """Private: this seat's cards were opened to it (the dealt hand)."""
+
+    cards: CardSet
+
+
+PeerEvent = Event | Dealt
+
+
+class Peer:
+    """A seat (with ``seat``, ``identity`` and ``rng``) or an observer (without them)."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        table_id: bytes,
+        binding: bytes,
+        roster: Sequence[Ed25519PublicKey],
+        names: Sequence[str],
+        *,
+        seat: int | None = None,
+        identity: Ed25519PrivateKey | None = None,
+        rng: RandomSource | None = None,
+    ) -> None:
+        if len(roster) != config.seats:
+            raise ValueError(f"the roster must list {config.seats} identity keys")
+        if (seat is None) != (identity is None) or (seat is None) != (rng is None):
+            raise ValueError("a seat needs its identity key and a random source; an observer none")
+        if seat is not None and identity is not None:
+            mine = identity.public_key().public_bytes_raw()
+            if roster[seat].public_bytes_raw() != mine:
+                raise ValueError(f"the identity key is not seat {seat}'s key in the roster")
+        self.config = config
+        self.table_id = table_id
+        self.seat = seat
+        self._identity = identity
+        self._rng = rng
+        self._roster = dict(enumerate(roster))
+        self.transcript = Transcript(table_id, binding)
+        self.table = TableMachine(config, table_id, names)
+        self._seq = 0
+        self._reset_secrets()
+
+    def _reset_secrets(self) -> None:
+        self._x: Scalar | None = None
+        self._cards: dict[int, int] = {}
+        """Slot -> card for the slots this seat may know and others may not."""
+        self._private: State | None = None
+        self._my_discards: list[int] = []
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def hand(self) -> HandMachine:
+        return self.table.hand
+
+    def expected_sender(self) -> int | None:
+        return self.table.expected_sender()
+
+    def my_turn(self) -> bool:
+        return self.seat is not None and self.expected_sender() == self.seat
+
+    def my_cards(self) -> CardSet:
+        """This seat's unplayed cards (empty for an observer or before the deal)."""
+        if self.seat is None:
+            return 0
+        return mask_of(self._cards[s] for s in self.hand.holding[self.seat] if s in self._cards)
+
+    def private_state(self) -> State | None:
+        """The rules engine as this seat sees the hand (its own cards known)."""
+        return self._private
+
+    def legal_actions(self) -> list[a.Action]:
+        """The choices open to this seat now (empty unless a decision is due)."""
+        if not self.my_turn() or self.hand.phase in ROUND_TYPE or self._private is None:
+            return []
+        return self._private.legal_actions()
+
+    # ------------------------------------------------------------------ receiving
+
+    def receive(self, wire: bytes) -> list[PeerEvent]:
+        """Verify and apply one message from the table (see the module docstring)."""
+        env = open_envelope(wire, table_id=self.table_id, roster=self._roster)
+        if self.transcript.classify(env) is Verdict.DUPLICATE:
+            return []
+        return self._accept(env)
+
+    def _accept(self, env: SignedEnvelope) -> list[PeerEvent]:
+        hand = self.hand
+        if (env.hand, env.seq) != (hand.hand, self._seq):
+            raise SeatViolation(
+                env.seat, f"slot {env.slot} is not ({hand.hand}, {self._seq})", (env.wire,)
+            )
+        try:
+            message = m.load_body(env.kind, env.body)
+            events: list[PeerEvent] = list(self.table.apply(env.seat, message))
+        except SchemaError as exc:
+            raise SeatViolation(env.seat, f"{env.kind}: {exc}", (env.wire,)) from None
+        except Violation as v:
+            raise self._blame(env, v) from None
+        self.transcript.append(env)
+        if self.hand is hand:
+            self._seq += 1
+        else:
+            self._seq = 0
+        if self.seat is not None:
+            events.extend(self._learn(hand, events))
+            if self.hand is not hand:
+                self._reset_secrets()
+        return events
+
+    def _blame(self, env: SignedEnvelope, v: Violation) -> SeatViolation:
+        if v.seat is None:
+            return SeatViolation(env.seat, v.reason, (env.wire,))
+        earlier = [
+            e.wire
+            for e in self.transcript
+            if e.hand == env.hand and e.seat == v.seat and e.kind == v.evidence_type
+        ]
+        return SeatViolation(v.seat, v.reason, (*earlier[-1:], env.wire))
+
+    def _learn(self, hand: HandMachine, events: list[PeerEvent]) -> list[PeerEvent]:
+        """Update private knowledge from what the public machine just accepted."""
+        assert self.seat is not None
+        out: list[PeerEvent] = []
+        if self._private is None and hand.engine is not None and self._x is not None:
+            dealt = hand.dealt_slots(self.seat)
+            for slot in dealt:
+                ct = hand.deck[slot]
+                shares = [*hand.shares[slot].values(), decryption_share(self._x, ct)]
+                self._cards[slot] = recover_card(ct, shares)
+            mine = mask_of(self._cards[s] for s in dealt)
+            hands: list[CardSet | None] = [None] * self.config.seats
+            hands[self.seat] = mine
+            for s in range(self.config.seats):
+                if not hand.dealt_slots(s):
+                    hands[s] = 0
+            self._private = from_hands(self.config, hand.dealer, hands, None)
+            out.append(Dealt(mine))
+        private = self._private
+        if private is None:
+            return out
+        # The private engine follows the public one step by step; a refusal there is a bug.
+        for event in events:
+            if isinstance(event, ChienShown):
+                private.reveal_chien(event.cards)
+            elif isinstance(event, EngineAction):
+                action = event.action
+                if event.seat == self.seat and isinstance(action, a.Discard):
+                    action = a.DISCARD[self._my_discards.pop(0)]
+                private.apply_action(action)
+        return out
+
+    # ------------------------------------------------------------------ sending
+
+    def next_message(self) -> bytes | None:
+        """The message the protocol dictates now, or ``None`` (not our turn, or a decision)."""
+        if not self.my_turn():
+            return None
+        hand = self.hand
+        phase = hand.phase
+        seat = self.seat
+        assert seat is not None and self._rng is not None
+        message: m.Message
+        if phase is Phase.KEYS:
+            self._x, share = make_key_share(key_context(self.table_id, hand.hand, seat), self._rng)
+            message = m.Key(point_to_bytes(share.y), share.proof.to_bytes())
+        elif phase is Phase.SHUFFLE:
+            assert hand.joint_key is not None
+            ctx = hand.context("shuffle", seat)
+            out, proof = shuffle_and_prove(hand.joint_key, hand.shuffle_input(), ctx, self._rng)
+            message = m.Shuffle(_cts(out), proof.to_bytes())
+        elif phase is Phase.SCORE:
+            assert hand.scores is not None
+            message = m.Score(hand.scores)
+        elif phase in ROUND_TYPE:
+            d, proof_bytes = self._shares(phase.value, hand.share_slots(seat))
+            message = m.Shares(d, proof_bytes)
+        else:
+            return None
+        return self._send(message)
+
+    def act(self, action: a.Action) -> bytes:
+        """The message carrying this seat's decision ``action`` (one of ``legal_actions()``,
+        or any valid poignée); raises :class:`LocalProtocolError` otherwise."""
+        if action not in self.legal_actions() and not self._valid_poignee(action):
+            raise LocalProtocolError(f"{action} is not a legal action now")
+        seat = self.seat
+        assert seat is not None
+        hand = self.hand
+        message: m.Message
+        if isinstance(action, a.Bid | a.CallCard | a.Go | a.Misere):
+            message = m.Act(action.encode())
+        elif isinstance(action, a.PetitSec):
+            d, proof = self._shares("petit_sec", hand.holding[seat])
+            message = m.PetitSec(d, proof)
+        elif isinstance(action, a.Play):
+            slot = self._slot_of(action.card)
+            d, proof = self._shares("play", [slot])
+            message = m.Play(slot, d, proof)
+        elif isinstance(action, a.Poignee):
+            slots = sorted(self._slot_of(c) for c in cards_of(action.cards))
+            d, proof = self._shares("poignee", slots)
+            message = m.Poignee(tuple(slots), d, proof)
+        else:
+            raise LocalProtocolError(f"{action} is made with discard(), not act()")
+        return self._send(message)
+
+    def discard(self, cards: CardSet) -> bytes:
+        """The écart message: ``cards`` go to the écart (the engine's rules checked here)."""
+        hand = self.hand
+        seat = self.seat
+        if not self.my_turn() or hand.phase is not Phase.ECART or self._private is None:
+            raise LocalProtocolError("no écart to make now")
+        assert seat is not None and self._x is not None and self._rng is not None
+        order = sorted(cards_of(cards))
+        if len(order) != chien_size(self.config):
+            raise LocalProtocolError(f"the écart is {chien_size(self.config)} cards")
+        trial = copy.deepcopy(self._private)
+        try:
+            for c in order:
+                trial.apply_action(a.DISCARD[c])
+        except IllegalAction as exc:
+            raise LocalProtocolError(f"illegal écart: {exc}") from None
+        inputs = hand.taker_input
+        in_cards = [self._cards[s] if s in self._cards else hand.cards[s] for s in inputs]
+        # The permutation is the shuffle's first draw (crypto/shuffle.py), so a seeded
+        # stream known to this seat alone tells it which output holds which card.
+        seed = self._rng.token_bytes(32)
+        perm = DeterministicRandom(seed).permutation(len(inputs))
+        assert hand.joint_key is not None
+        out, proof = shuffle_and_prove(
+            hand.joint_key,
+            hand.shuffle_input(),
+            hand.context("ecart", seat),
+            DeterministicRandom(seed),
+        )
+        out_cards = [in_cards[perm[j]] for j in range(len(inputs))]
+        chosen = set(order)
+        discard = [j for j, c in enumerate(out_cards) if c in chosen]
+        trumps = [j for j in discard if (TRUMP_MASK >> out_cards[j]) & 1]
+        d, dproof = b"", b""
+        if trumps:
+            shares, sproof = prove_shares(
+                self._x, [out[j] for j in trumps], hand.context("ecart", seat), self._rng
+            )
+            d, dproof = b"".join(point_to_bytes(p) for p in shares), sproof.to_bytes()
+        base = len(hand.deck)
+        planned = dict(self._cards)
+        for j, c in enumerate(out_cards):
+            self._cards[base + j] = c
+        self._my_discards = [out_cards[j] for j in discard]
+        try:
+            return self._send(
+                m.Ecart(_cts(out), proof.to_bytes(), tuple(discard), tuple(trumps), d, dproof)
+            )
+        except LocalProtocolError:
+            self._cards, self._my_discards = planned, []
+            raise
+
+    def _valid_poignee(self, action: a.Action) -> bool:
+        if not isinstance(action, a.Poignee) or not self.my_turn() or self._private is None:
+            return False
+        if self.hand.phase is not Phase.PLAY or action.cards & ~self.my_cards():
+            return False
+        trial = copy.deepcopy(self._private)
+        try:
+            trial.apply_action(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def _slot_of(self, card: int) -> int:
+        assert self.seat is not None
+        for slot in self.hand.holding[self.seat]:
+            if self._cards.get(slot) == card:
+                return slot
+        raise LocalProtocolError(f"{card_name(card)} is not in this seat's hand")
+
+    def _shares(self, phase: str, slots: Sequence[int]) -> tuple[bytes, bytes]:
+        assert self.seat is not None and self._x is not None and self._rng is not None
+        hand = self.hand
+        shares, proof = prove_shares(
+            self._x, [hand.deck[s] for s in slots], hand.context(phase, self.seat), self._rng
+        )
+        return b"".join(point_to_bytes(p) for p in shares), proof.to_bytes()
+
+    def _send(self, message: m.Message) -> bytes:
+        assert self.seat is not None and self._identity is not None
+        hand = self.hand
+        env = seal(
+            self._identity,
+            table_id=self.table_id,
+            hand=hand.hand,
+            seq=self._seq,
+            seat=self.seat,
+            prev=self.transcript.head,
+            kind=m.type_of(message),
+            body=m.dump_body(message),
+        )
+        try:
+            self._accept(env)
+        except SeatViolation as exc:
+            raise LocalProtocolError(f"own message refused: {exc}") from exc
+        return env.wire
+
+
+def _cts(deck: Sequence[Ciphertext]) -> bytes:
+    return b"".join(ct.to_bytes() for ct in deck)

@@ -1,0 +1,689 @@
+"""The table state machine: who must send which message next, and whether what came is right.
+
+Theory of operation
+===================
+
+A table is a sequence of *hands*: hand 0 draws the first dealer, hands 1, 2, ... are deals
+of the game, until the score sheet says the game is over. Each hand is a
+:class:`HandMachine`; :class:`TableMachine` chains them and keeps the agreed score sheet.
+``protocol/table.md`` is the normative description; this file is its executable form.
+
+Exactly one sender at a time. The transcript is linear, so at every moment the machine
+names the one seat that must speak (:meth:`HandMachine.expected_sender`) and the message
+types it may send (:meth:`HandMachine.expected_types`). Two kinds of phases:
+
+* *round* phases (``ROUND_TYPE``): every seat that has something to contribute speaks
+  once, in ascending seat order — key shares, shuffles, decryption shares, score lines;
+* *engine* phases (``ENGINE_TYPES``): the rules engine's ``current_player()`` speaks —
+  bids, the king called, the écart, announcements, cards.
+
+Transitions between phases are the table ``NEXT`` where the next phase is fixed, and
+:meth:`HandMachine._branch` where it depends on the deal (hand 0 or not, the contract,
+the players, whether the engine reached the end).
+
+Keyless and symmetric. The machine holds no secret and does not know which seat runs it.
+It checks every message with public data only: proofs of key knowledge, shuffle proofs,
+decryption-share proofs, and the rules engine in its imperfect-information mode (other
+seats' hands unknown). A peer feeds its own outgoing messages through :meth:`apply` exactly
+as everyone else's; an observer (the ``audit`` command) replays a saved transcript through
+the same code. Private knowledge — a seat's own cards — lives in :mod:`.peer`.
+
+Slots. Masked cards are addressed by *slot*: ``0..77`` the dealt deck (the last shuffle's
+output), ``78..`` the taker's deck (his proven re-shuffle of hand and chien). Decryption
+shares are stored per slot and per seat; when all seats' shares of a slot are known it is
+open and its card public. A seat's own unplayed cards never get its own share in the
+transcript, so nobody else can open them.
+
+Errors. :meth:`apply` raises :class:`Violation` when a message breaks the protocol; the
+caller turns it into an attributed :class:`~tarot_p2p.protocol.errors.SeatViolation`,
+normally against the sender, or against ``Violation.seat`` when a message opens a card that
+proves an earlier message of another seat false (a "trump" in the écart that is not one).
+Nothing changes in the machine when :meth:`apply` raises.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from tarot_p2p.crypto.deck import initial_deck
+from tarot_p2p.crypto.elgamal import Ciphertext
+from tarot_p2p.crypto.errors import CryptoError
+from tarot_p2p.crypto.fiat_shamir import ProofContext
+from tarot_p2p.crypto.group import Point, point_from_bytes, sum_points
+from tarot_p2p.crypto.keys import KeyShare, key_context, verify_key
+from tarot_p2p.crypto.shares import recover_card, verify_shares
+from tarot_p2p.crypto.shuffle import ShuffleProof, verify_shuffle
+from tarot_p2p.crypto.sigma import CompactProof
+from tarot_p2p.protocol import messages as m
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.audit import AuditReport, HandRecord, audit_hand
+from tarot_p2p.rules.cards import (
+    EXCUSE,
+    RANK_OF,
+    SUIT_OF,
+    TRUMP_MASK,
+    TRUMP_SUIT,
+    CardSet,
+    card_name,
+    mask_of,
+)
+from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.deal import CHIEN, chien_size, deal_pattern
+from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+from tarot_p2p.rules.state import IllegalAction, IncompleteInformation, State, from_hands
+from tarot_p2p.rules.state import Phase as EnginePhase
+
+DEALT_SLOTS: Final = 78
+"""Slots ``0..77`` are the dealt deck; the taker's deck starts at this slot."""
+
+
+class Phase(enum.Enum):
+    KEYS = "keys"
+    SHUFFLE = "shuffle"
+    DRAW = "draw"
+    DEAL = "deal"
+    BIDDING = "bidding"
+    CALL = "call"
+    CHIEN = "chien"
+    ECART = "ecart"
+    ECART_SHARES = "ecart_shares"
+    PLAY = "play"
+    REVEAL = "reveal"
+    SCORE = "score"
+    DONE = "done"
+
+
+ROUND_TYPE: Final[dict[Phase, str]] = {
+    Phase.KEYS: "key",
+    Phase.SHUFFLE: "shuffle",
+    Phase.DRAW: "shares",
+    Phase.DEAL: "shares",
+    Phase.CHIEN: "shares",
+    Phase.ECART_SHARES: "shares",
+    Phase.REVEAL: "shares",
+    Phase.SCORE: "score",
+}
+"""Round phases: each contributing seat in ascending order sends one message of this type."""
+
+ENGINE_TYPES: Final[dict[Phase, tuple[str, ...]]] = {
+    Phase.BIDDING: ("action", "petit_sec"),
+    Phase.CALL: ("action",),
+    Phase.ECART: ("ecart",),
+    Phase.PLAY: ("action", "play", "poignee"),
+}
+"""Engine phases: the engine's current player sends one of these types."""
+
+CLEAR_ACTIONS: Final[dict[Phase, tuple[type, ...]]] = {
+    Phase.BIDDING: (a.Bid,),
+    Phase.CALL: (a.CallCard,),
+    Phase.PLAY: (a.Go, a.Misere),
+}
+"""Engine actions an ``action`` message may carry in each phase (they show no hidden card)."""
+
+NEXT: Final[dict[Phase, Phase | None]] = {
+    Phase.KEYS: Phase.SHUFFLE,
+    Phase.SHUFFLE: None,
+    Phase.DRAW: None,
+    Phase.DEAL: Phase.BIDDING,
+    Phase.BIDDING: None,
+    Phase.CALL: None,
+    Phase.CHIEN: Phase.ECART,
+    Phase.ECART: Phase.ECART_SHARES,
+    Phase.ECART_SHARES: Phase.PLAY,
+    Phase.PLAY: None,
+    Phase.REVEAL: Phase.SCORE,
+    Phase.SCORE: Phase.DONE,
+}
+"""The phase after each one, or ``None`` when :meth:`HandMachine._branch` decides."""
+
+
+class Violation(Exception):
+    """A message breaks the protocol. ``seat`` is set when the blame falls on an earlier
+    message of another seat (``evidence_type`` says which: its last one of that type)."""
+
+    def __init__(self, reason: str, seat: int | None = None, evidence_type: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+        self.evidence_type = evidence_type
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """Slots that became open to everyone, with their cards."""
+
+    cards: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineAction:
+    """An action the rules engine accepted, in its public form."""
+
+    seat: int
+    action: a.Action
+
+
+@dataclass(frozen=True, slots=True)
+class ChienShown:
+    """The chien was opened to everyone (prise and garde, before the écart)."""
+
+    cards: CardSet
+
+
+@dataclass(frozen=True, slots=True)
+class DealerDrawn:
+    dealer: int
+    draws: tuple[tuple[int, int], ...]
+    """(seat, card) of every draw, in order, the redrawn Excuses included."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    """The hand is agreed: every seat signed these scores."""
+
+    hand: int
+    void: LineKind | None
+    scores: tuple[int, ...]
+
+
+Event = Opened | EngineAction | ChienShown | DealerDrawn | HandEnded
+
+
+def draw_order(card: int) -> tuple[int, int, int]:
+    """Sort key of the dealer draw: suit cards below trumps; on equal rank clubs < diamonds <
+    hearts < spades (suits are numbered spades 0 .. clubs 3)."""
+    if SUIT_OF[card] == TRUMP_SUIT:
+        return (1, RANK_OF[card], 0)
+    return (0, RANK_OF[card], 3 - SUIT_OF[card])
+
+
+class HandMachine:
+    """One hand of the table: hand 0 draws the first dealer, later hands are deals."""
+
+    def __init__(self, config: TableConfig, table_id: bytes, hand: int, dealer: int) -> None:
+        self.config = config
+        self.table_id = table_id
+        self.hand = hand
+        self.dealer = dealer
+        self.seats = config.seats
+        self.phase = Phase.KEYS
+        self._round: list[int] = list(range(self.seats))
+        self.key_shares: list[Point] = []
+        self.joint_key: Point | None = None
+        self.deck: list[Ciphertext] = []
+        """The current shuffle chain's deck, then the dealt deck, then taker's deck appended."""
+        self.shares: list[dict[int, Point]] = []
+        self.cards: dict[int, int] = {}
+        """Open slots and their cards."""
+        self.pattern: tuple[int, ...] = deal_pattern(config, dealer) if hand else ()
+        self.holding: list[list[int]] = [[] for _ in range(self.seats)]
+        """Each seat's unplayed slots, ascending."""
+        self.engine: State | None = None
+        self.history: list[tuple[int, a.Action]] = []
+        """Public engine actions, with the acting seat."""
+        self.chien_slots: tuple[int, ...] = ()
+        self.discard_slots: tuple[int, ...] = ()
+        self.shown_slots: tuple[int, ...] = ()
+        self.taker_input: tuple[int, ...] = ()
+        self.void: LineKind | None = None
+        self.scores: tuple[int, ...] | None = None
+        self.audit: AuditReport | None = None
+        self.draws: list[tuple[int, int]] = []
+        """Hand 0: (seat, card) of every draw in order, redrawn Excuses included."""
+        self._drawing: dict[int, int] = {}
+        """Hand 0: seat -> slot of the draws of the current DRAW round."""
+
+    # ------------------------------------------------------------------ queries
+
+    def expected_sender(self) -> int | None:
+        """The one seat that must send the next message, ``None`` once the hand is over."""
+        if self.phase in ROUND_TYPE:
+            return self._round[0]
+        if self.phase is Phase.DONE:
+            return None
+        assert self.engine is not None
+        return self.engine.current_player()
+
+    def expected_types(self) -> tuple[str, ...]:
+        if self.phase in ROUND_TYPE:
+            return (ROUND_TYPE[self.phase],)
+        return ENGINE_TYPES.get(self.phase, ())
+
+    def share_slots(self, seat: int) -> tuple[int, ...]:
+        """The slots whose shares ``seat`` must send in the current round, ascending."""
+        phase = self.phase
+        if phase is Phase.DRAW:
+            return tuple(sorted(self._drawing.values()))
+        if phase is Phase.DEAL:
+            return tuple(p for p, dest in enumerate(self.pattern) if dest not in (seat, CHIEN))
+        if phase is Phase.CHIEN:
+            return self.chien_slots
+        if phase is Phase.ECART_SHARES:
+            taker = self._taker()
+            return () if seat == taker else tuple(sorted({*self.holding[taker], *self.shown_slots}))
+        if phase is Phase.REVEAL:
+            return self._hidden_slots()
+        return ()
+
+    def context(self, phase: str, seat: int) -> ProofContext:
+        return ProofContext(table_id=self.table_id, hand=self.hand, phase=phase, seat=seat)
+
+    def shuffle_input(self) -> list[Ciphertext]:
+        """What the expected shuffler must shuffle (SHUFFLE and ECART phases)."""
+        if self.phase is Phase.ECART:
+            return [self.deck[s] for s in self.taker_input]
+        return list(self.deck)
+
+    def dealt_slots(self, seat: int) -> tuple[int, ...]:
+        return tuple(p for p, dest in enumerate(self.pattern) if dest == seat)
+
+    def _taker(self) -> int:
+        assert self.engine is not None and self.engine.taker is not None
+        return self.engine.taker
+
+    def _hidden_slots(self) -> tuple[int, ...]:
+        engine = self.engine
+        assert engine is not None
+        if engine.taker is None:
+            return self.chien_slots if engine.void is None else ()
+        assert engine.contract is not None
+        if engine.contract <= Contract.GARDE:
+            return tuple(s for s in self.discard_slots if s not in self.shown_slots)
+        return self.chien_slots
+
+    # ------------------------------------------------------------------ transitions
+
+    def apply(self, seat: int, message: m.Message) -> list[Event]:
+        """Check ``message`` from ``seat`` and move on, or raise :class:`Violation` and
+        change nothing (every check runs before the first change)."""
+        expected = self.expected_sender()
+        if expected is None:
+            raise Violation("the hand is over")
+        if seat != expected:
+            raise Violation(f"out of turn: seat {expected} must send the next message")
+        kind = m.type_of(message)
+        if kind not in self.expected_types():
+            raise Violation(f"{kind!r} is not expected in phase {self.phase.value}")
+        events: list[Event] = []
+        handler = _HANDLERS[kind]
+        in_round = self.phase in ROUND_TYPE
+        handler(self, seat, message, events)
+        if in_round:
+            self._round.pop(0)
+            if not self._round:
+                self._leave_round(events)
+        return events
+
+    def _enter(self, phase: Phase, events: list[Event]) -> None:
+        """Enter ``phase``; a round with no contributor is skipped at once."""
+        self.phase = phase
+        if phase is Phase.ECART:
+            self.taker_input = (*self.holding[self._taker()], *self.chien_slots)
+        elif phase in (Phase.SHUFFLE, Phase.SCORE):
+            self._round = list(range(self.seats))
+        elif phase in (Phase.DRAW, Phase.DEAL, Phase.CHIEN, Phase.ECART_SHARES, Phase.REVEAL):
+            self._round = [s for s in range(self.seats) if self.share_slots(s)]
+            if not self._round:
+                self._leave_round(events)
+
+    def _leave_round(self, events: list[Event]) -> None:
+        if self.phase is Phase.KEYS:
+            self._joint_key()
+        elif self.phase is Phase.DEAL:
+            self._start_engine()
+        elif self.phase is Phase.CHIEN:
+            assert self.engine is not None
+            chien = self._cards_of(self.chien_slots)
+            self.engine.reveal_chien(chien)
+            events.append(ChienShown(chien))
+        elif self.phase is Phase.ECART_SHARES:
+            self._apply_discards(events)
+        elif self.phase is Phase.REVEAL:
+            self._final_count()
+        elif self.phase is Phase.SCORE:
+            assert self.scores is not None
+            events.append(HandEnded(self.hand, self.void, self.scores))
+        nxt = NEXT.get(self.phase)
+        self._enter(nxt if nxt is not None else self._branch(events), events)
+
+    def _branch(self, events: list[Event]) -> Phase:
+        """The next phase where the table ``NEXT`` cannot say."""
+        phase = self.phase
+        if phase is Phase.SHUFFLE:
+            if self.hand:
+                return Phase.DEAL
+            self._drawing = {s: s for s in range(self.seats)}
+            return Phase.DRAW
+        if phase is Phase.DRAW:
+            return self._after_draw(events)
+        engine = self.engine
+        assert engine is not None
+        if engine.phase is EnginePhase.DONE:
+            if engine.void is not None:
+                self.void = LineKind(engine.void.value)
+                self.scores = (0,) * self.seats
+                return Phase.SCORE
+            return Phase.REVEAL
+        if engine.phase is EnginePhase.CALL:
+            return Phase.CALL
+        if engine.phase is EnginePhase.DISCARD:
+            self.chien_slots = tuple(p for p, d in enumerate(self.pattern) if d == CHIEN)
+            return Phase.CHIEN
+        return Phase.PLAY
+
+    # ------------------------------------------------------------------ handlers
+
+    def _on_key(self, seat: int, msg: m.Key, events: list[Event]) -> None:
+        try:
+            share = KeyShare(point_from_bytes(msg.y), CompactProof.from_bytes(msg.pok))
+            verify_key(share, key_context(self.table_id, self.hand, seat))
+        except (CryptoError, ValueError) as exc:
+            raise Violation(f"key share: {exc}") from None
+        self.key_shares.append(share.y)
+
+    def _joint_key(self) -> None:
+        try:
+            self.joint_key = sum_points(self.key_shares)
+        except CryptoError:
+            raise Violation("the key shares sum to the identity") from None
+        self.deck = initial_deck(self.joint_key)
+
+    def _on_shuffle(self, seat: int, msg: m.Shuffle, events: list[Event]) -> None:
+        out = self._verified_shuffle(seat, "shuffle", self.deck, msg.deck, msg.proof)
+        self.deck = out
+        if len(self._round) == 1:
+            self.shares = [{} for _ in out]
+
+    def _verified_shuffle(
+        self, seat: int, phase: str, deck_in: list[Ciphertext], data: bytes, proof: bytes
+    ) -> list[Ciphertext]:
+        size = m.CIPHERTEXT
+        if len(data) != size * len(deck_in):
+            raise Violation(f"{phase}: expected {len(deck_in)} ciphertexts")
+        assert self.joint_key is not None
+        try:
+            out = [Ciphertext.from_bytes(data[i : i + size]) for i in range(0, len(data), size)]
+            verify_shuffle(
+                self.joint_key,
+                deck_in,
+                out,
+                ShuffleProof.from_bytes(proof, len(deck_in)),
+                self.context(phase, seat),
+            )
+        except (CryptoError, ValueError) as exc:
+            raise Violation(f"{phase}: {exc}") from None
+        return out
+
+    def _take_shares(
+        self, seat: int, phase: str, slots: Sequence[int], data: bytes, proof: bytes
+    ) -> list[tuple[int, Point]]:
+        """Verify ``seat``'s shares of ``slots``; return them (stored by :meth:`_store`)."""
+        size = m.POINT
+        if len(data) != size * len(slots):
+            raise Violation(f"{phase}: expected {len(slots)} shares, got {len(data) / size:g}")
+        try:
+            points = [point_from_bytes(data[i : i + size]) for i in range(0, len(data), size)]
+            verify_shares(
+                self.key_shares[seat],
+                [self.deck[s] for s in slots],
+                points,
+                CompactProof.from_bytes(proof),
+                self.context(phase, seat),
+            )
+        except (CryptoError, ValueError) as exc:
+            raise Violation(f"{phase}: {exc}") from None
+        return list(zip(slots, points, strict=True))
+
+    def _store(self, seat: int, shares: list[tuple[int, Point]], events: list[Event]) -> None:
+        opened: list[tuple[int, int]] = []
+        for slot, point in shares:
+            held = self.shares[slot]
+            held[seat] = point
+            if len(held) == self.seats and slot not in self.cards:
+                card = recover_card(self.deck[slot], list(held.values()))
+                self.cards[slot] = card
+                opened.append((slot, card))
+        if opened:
+            events.append(Opened(tuple(opened)))
+
+    def _on_shares(self, seat: int, msg: m.Shares, events: list[Event]) -> None:
+        slots = self.share_slots(seat)
+        shares = self._take_shares(seat, self.phase.value, slots, msg.d, msg.proof)
+        if self.phase is Phase.ECART_SHARES and len(self._round) == 1:
+            self._check_shown_trumps(seat, shares)
+        self._store(seat, shares, events)
+
+    def _check_shown_trumps(self, seat: int, last: list[tuple[int, Point]]) -> None:
+        """Before the last share of the shown trumps lands, make sure each is a trump."""
+        lookup = dict(last)
+        for slot in self.shown_slots:
+            held = [*self.shares[slot].values(), lookup[slot]]
+            card = recover_card(self.deck[slot], held)
+            if not (TRUMP_MASK >> card) & 1:
+                raise Violation(
+                    f"the écart shows {card_name(card)} as a trump",
+                    seat=self._taker(),
+                    evidence_type="ecart",
+                )
+
+    def _on_action(self, seat: int, msg: m.Act, events: list[Event]) -> None:
+        try:
+            action = a.decode(msg.action)
+        except ValueError as exc:
+            raise Violation(f"action: {exc}") from None
+        if not isinstance(action, CLEAR_ACTIONS[self.phase]):
+            raise Violation(f"{action} cannot be sent in the clear in phase {self.phase.value}")
+        self._engine_apply(seat, action, events)
+        self._after_engine(events)
+
+    def _engine_apply(self, seat: int, action: a.Action, events: list[Event]) -> None:
+        assert self.engine is not None
+        try:
+            self.engine.apply_action(action)
+        except (IllegalAction, IncompleteInformation) as exc:
+            raise Violation(f"rules: {exc}") from None
+        self.history.append((seat, action))
+        events.append(EngineAction(seat, action))
+
+    def _after_engine(self, events: list[Event]) -> None:
+        """Leave an engine phase when the engine has moved past it."""
+        assert self.engine is not None
+        now = {
+            Phase.BIDDING: EnginePhase.BIDDING,
+            Phase.CALL: EnginePhase.CALL,
+            Phase.PLAY: EnginePhase.PLAY,
+        }.get(self.phase)
+        engine_phase = self.engine.phase
+        if self.phase is Phase.PLAY and engine_phase is EnginePhase.GO:
+            return
+        if engine_phase is not now:
+            self._enter(self._branch(events), events)
+
+    def _on_petit_sec(self, seat: int, msg: m.PetitSec, events: list[Event]) -> None:
+        slots = self.holding[seat]
+        shares = self._take_shares(seat, "petit_sec", slots, msg.d, msg.proof)
+        hand = self._preview(shares)
+        assert self.engine is not None
+        try:
+            self.engine.reveal_hand(seat, mask_of(hand.values()))
+        except (IllegalAction, IncompleteInformation) as exc:
+            raise Violation(f"petit sec: {exc}") from None
+        self._store(seat, shares, events)
+        self._engine_apply(seat, a.PETIT_SEC, events)
+        self._after_engine(events)
+
+    def _preview(self, shares: list[tuple[int, Point]]) -> dict[int, int]:
+        """The cards ``shares`` would open (each completing its slot), without storing."""
+        out = {}
+        for slot, point in shares:
+            held = [*self.shares[slot].values(), point]
+            if len(held) != self.seats:
+                raise Violation(f"slot {slot} is not open to its holder's share alone")
+            out[slot] = recover_card(self.deck[slot], held)
+        return out
+
+    def _on_play(self, seat: int, msg: m.Play, events: list[Event]) -> None:
+        if msg.slot not in self.holding[seat]:
+            raise Violation(f"slot {msg.slot} is not an unplayed card of seat {seat}")
+        shares = self._take_shares(seat, "play", [msg.slot], msg.d, msg.proof)
+        card = self._preview(shares)[msg.slot]
+        self._engine_apply(seat, a.PLAY[card], events)
+        self._store(seat, shares, events)
+        self.holding[seat].remove(msg.slot)
+        self._after_engine(events)
+
+    def _on_poignee(self, seat: int, msg: m.Poignee, events: list[Event]) -> None:
+        slots = msg.slots
+        if list(slots) != sorted(set(slots)) or not set(slots) <= set(self.holding[seat]):
+            raise Violation("a poignée names distinct unplayed slots of its sender, ascending")
+        shares = self._take_shares(seat, "poignee", slots, msg.d, msg.proof)
+        shown = mask_of(self._preview(shares).values())
+        self._engine_apply(seat, a.Poignee(shown), events)
+        self._store(seat, shares, events)
+
+    def _on_ecart(self, seat: int, msg: m.Ecart, events: list[Event]) -> None:
+        k = len(self.taker_input)
+        size = chien_size(self.config)
+        if len(msg.discard) != size or list(msg.discard) != sorted(set(msg.discard)):
+            raise Violation(f"the écart names {size} distinct output positions, ascending")
+        if msg.discard[-1] >= k:
+            raise Violation(f"écart positions are below {k}")
+        if list(msg.trumps) != sorted(set(msg.trumps)) or not set(msg.trumps) <= set(msg.discard):
+            raise Violation("shown trumps are distinct écart positions, ascending")
+        out = self._verified_shuffle(seat, "ecart", self.shuffle_input(), msg.deck, msg.proof)
+        base = len(self.deck)
+        self.deck.extend(out)
+        self.shares.extend({} for _ in out)
+        shown = tuple(base + j for j in msg.trumps)
+        try:
+            shares = self._take_shares(seat, "ecart", shown, msg.d, msg.dproof) if shown else []
+            if not shown and (msg.d or msg.dproof):
+                raise Violation("no trump shown: d and dproof are empty")
+        except Violation:
+            del self.deck[base:], self.shares[base:]
+            raise
+        self._store(seat, shares, events)
+        self.discard_slots = tuple(base + j for j in msg.discard)
+        self.shown_slots = shown
+        self.holding[seat] = [base + j for j in range(k) if j not in msg.discard]
+        nxt = NEXT[Phase.ECART]
+        assert nxt is not None
+        self._enter(nxt, events)
+
+    def _apply_discards(self, events: list[Event]) -> None:
+        taker = self._taker()
+        for slot in self.discard_slots:
+            card = self.cards.get(slot, a.HIDDEN)
+            self._engine_apply(taker, a.DISCARD[card], events)
+
+    def _on_score(self, seat: int, msg: m.Score, events: list[Event]) -> None:
+        if msg.scores != self.scores:
+            raise Violation(f"score line {list(msg.scores)} differs from {self.scores}")
+
+    # ------------------------------------------------------------------ hand 0: the draw
+
+    def _after_draw(self, events: list[Event]) -> Phase:
+        """Record the round's draws; the Excuse is redrawn from the next unused slots."""
+        used = max(self._drawing.values()) + 1
+        redraw: dict[int, int] = {}
+        for seat, slot in sorted(self._drawing.items()):
+            self.draws.append((seat, self.cards[slot]))
+            if self.cards[slot] == EXCUSE:
+                redraw[seat] = used + len(redraw)
+        self._drawing = redraw
+        if redraw:
+            return Phase.DRAW
+        final = dict(self.draws)
+        self.dealer = min(final, key=lambda s: draw_order(final[s]))
+        self.scores = (0,) * self.seats
+        events.append(DealerDrawn(self.dealer, tuple(self.draws)))
+        return Phase.DONE
+
+    # ------------------------------------------------------------------ engine glue
+
+    def _start_engine(self) -> None:
+        self.engine = from_hands(self.config, self.dealer, [None] * self.seats, None)
+        for seat in range(self.seats):
+            self.holding[seat] = list(self.dealt_slots(seat))
+        self.chien_slots = tuple(p for p, d in enumerate(self.pattern) if d == CHIEN)
+
+    def _cards_of(self, slots: Sequence[int]) -> CardSet:
+        return mask_of(self.cards[s] for s in slots)
+
+    def record(self) -> HandRecord:
+        """The complete record of a played hand (every slot is open once REVEAL is over):
+        the dealt hands, the chien, and the engine actions with every discard named."""
+        engine = self.engine
+        assert engine is not None
+        chien = self._cards_of(self.chien_slots)
+        rebuilt = engine.taker if self.discard_slots else None
+        hands = [
+            self._cards_of(range(DEALT_SLOTS, len(self.deck))) & ~chien
+            if s == rebuilt
+            else self._cards_of(self.dealt_slots(s))
+            for s in range(self.seats)
+        ]
+        discards = iter(self.discard_slots)
+        actions = [
+            a.DISCARD[self.cards[next(discards)]] if isinstance(act, a.Discard) else act
+            for _, act in self.history
+        ]
+        return HandRecord(self.config, self.dealer, tuple(hands), chien, tuple(actions))
+
+    def _final_count(self) -> None:
+        self.audit = audit_hand(self.record())
+        self.scores = self.audit.returns
+
+
+_HANDLERS: Final[dict[str, Callable[[HandMachine, int, Any, list[Event]], None]]] = {
+    "key": HandMachine._on_key,
+    "shuffle": HandMachine._on_shuffle,
+    "shares": HandMachine._on_shares,
+    "action": HandMachine._on_action,
+    "petit_sec": HandMachine._on_petit_sec,
+    "ecart": HandMachine._on_ecart,
+    "poignee": HandMachine._on_poignee,
+    "play": HandMachine._on_play,
+    "score": HandMachine._on_score,
+}
+
+
+class TableMachine:
+    """The whole table: the draw (hand 0), then hands until the score sheet is over."""
+
+    def __init__(self, config: TableConfig, table_id: bytes, names: Sequence[str]) -> None:
+        self.config = config
+        self.table_id = table_id
+        self.names = tuple(names)
+        self.hand = HandMachine(config, table_id, 0, 0)
+        self.sheet: ScoreSheet | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.sheet is not None and self.sheet.is_over
+
+    def expected_sender(self) -> int | None:
+        return None if self.finished else self.hand.expected_sender()
+
+    def apply(self, seat: int, message: m.Message) -> list[Event]:
+        events = self.hand.apply(seat, message)
+        if self.hand.phase is Phase.DONE:
+            self._next_hand()
+        return events
+
+    def _next_hand(self) -> None:
+        done = self.hand
+        if done.hand == 0:
+            self.sheet = ScoreSheet(self.config, self.names, done.dealer)
+        else:
+            assert self.sheet is not None and done.scores is not None
+            if done.void is None:
+                self.sheet.add_hand(done.scores)
+            else:
+                self.sheet.add_void(done.void)
+        if not self.sheet.is_over:
+            self.hand = HandMachine(self.config, self.table_id, done.hand + 1, self.sheet.dealer)

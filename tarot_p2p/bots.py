@@ -55,7 +55,7 @@ def hand_strength(hand: CardSet, players: int) -> int:
         if n >= 5:
             score += 2 * (n - 4)
     # Fewer players, bigger hands: scale to the four-player scale.
-    return score * 18 // {3: 24, 4: 18, 5: 15}[players]
+    return score * 18 // {2: 18, 3: 24, 4: 18, 5: 15}[players]
 
 
 def _trick_winner(trick: Sequence[int]) -> int:

@@ -26,7 +26,7 @@ _NAMES = ("North", "West", "South", "East", "Centre")
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("play", help="play a local game of bots on the rules engine")
-    p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
+    p.add_argument("--players", type=int, choices=(2, 3, 4, 5), default=4)
     p.add_argument("--deals", type=int, default=None, help="number of deals (default: a round)")
     p.add_argument("--seed", type=int, default=0, help="seed of the shuffles and the bots")
     p.add_argument("--dead-hand", action="store_true", help="five players: the dealer sits out")
@@ -43,7 +43,7 @@ def play_hand(config: TableConfig, dealer: int, rng: random.Random) -> tuple[Sta
         seat = state.current_player()
         state.apply_action(choose_action(state.observation(seat), state.legal_actions(), rng))
     deal = deal_cards(config, dealer, deck)
-    report = audit_hand(record_of(state, deal.hands, deal.chien))
+    report = audit_hand(record_of(state, deal.hands, deal.chien, deal.piles))
     if report.offences:
         raise AssertionError(f"the engine let an offence through: {report.offences}")
     summary: dict[str, Any] = {

@@ -36,7 +36,7 @@ from tarot_p2p.rules.actions import (
 )
 from tarot_p2p.rules.cards import CardSet, card_name, cards_of
 from tarot_p2p.rules.config import TableConfig
-from tarot_p2p.rules.deal import active_seats, check_deal
+from tarot_p2p.rules.deal import Piles, active_seats, check_deal
 from tarot_p2p.rules.scoring import Contract, HandOutcome, score_hand
 from tarot_p2p.rules.state import IllegalAction, Phase, State, Void, from_hands
 
@@ -64,6 +64,8 @@ class HandRecord:
     hands: tuple[CardSet, ...]
     chien: CardSet
     actions: tuple[Action, ...]
+    piles: Piles = ()
+    """Two players: each seat's piles, from the bottom card up."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,9 @@ def _ecart_offences(taker_cards: set[int], ecart: list[int]) -> list[tuple[str, 
 def _poignee_offence(
     config: TableConfig, hand: set[int], shown: list[int]
 ) -> tuple[str, str] | None:
-    sizes = {3: (13, 15, 18), 4: (10, 13, 15), 5: (8, 10, 13)}[config.active_players]
+    sizes = {2: (10, 13, 15), 3: (13, 15, 18), 4: (10, 13, 15), 5: (8, 10, 13)}[
+        config.active_players
+    ]
     if any(not _is_trump(c) and c != _EXCUSE for c in shown) or len(shown) not in sizes:
         return "poignee-false", "not a poignée"
     if _EXCUSE in shown and any(_is_trump(c) and c not in shown for c in hand):
@@ -189,15 +193,22 @@ def audit_hand(record: HandRecord) -> AuditReport:
     and ``ValueError`` for a malformed deal.
     """
     config = record.config
-    check_deal(config, record.dealer, record.hands, record.chien)
+    check_deal(config, record.dealer, record.hands, record.chien, record.piles)
     seats = active_seats(config, record.dealer)
     observer = from_hands(
         config,
         record.dealer,
         [None if s in seats else 0 for s in range(config.seats)],
         record.chien,
+        record.piles,
     )
     hands = {s: set(cards_of(record.hands[s])) for s in seats}
+    # Two players: the piles, each from the bottom up; a player may play its top card.
+    piles = {s: [list(p) for p in record.piles[s]] for s in seats} if record.piles else {}
+
+    def available(seat: int) -> set[int]:
+        return hands[seat] | {p[-1] for p in piles.get(seat, []) if p}
+
     offences: list[Offence] = []
     trick: list[int] = []
     ecart: list[int] = []
@@ -210,7 +221,7 @@ def audit_hand(record: HandRecord) -> AuditReport:
     for i, action in enumerate(record.actions):
         seat = observer.current_player()
         used = _cards_used(action)
-        if seat >= 0 and used - hands[seat] - (
+        if seat >= 0 and used - available(seat) - (
             set(cards_of(record.chien)) if isinstance(action, Discard) and not ecart else set()
         ):
             raise InvalidRecord(f"action {i} ({action}): seat {seat} does not hold those cards")
@@ -233,8 +244,11 @@ def audit_hand(record: HandRecord) -> AuditReport:
         elif isinstance(action, Play):
             if action.card in played:
                 raise InvalidRecord(f"action {i}: {card_name(action.card)} was already played")
-            offend(seat, _play_offence(hands[seat], trick, action.card), i)
-            hands[seat].discard(action.card)
+            offend(seat, _play_offence(available(seat), trick, action.card), i)
+            if action.card in hands[seat]:
+                hands[seat].discard(action.card)
+            else:
+                next(p for p in piles[seat] if p and p[-1] == action.card).pop()
             played.add(action.card)
             trick.append(action.card)
             if len(trick) == len(seats):
@@ -268,6 +282,10 @@ def audit_hand(record: HandRecord) -> AuditReport:
     return AuditReport(tuple(offences), None, outcome, score_hand(config, outcome), True)
 
 
-def record_of(state: State, hands: Sequence[CardSet], chien: CardSet) -> HandRecord:
-    """The record of a hand played on ``state`` (dealt ``hands`` and ``chien``)."""
-    return HandRecord(state.config, state.dealer, tuple(hands), chien, tuple(state.history()))
+def record_of(
+    state: State, hands: Sequence[CardSet], chien: CardSet, piles: Piles = ()
+) -> HandRecord:
+    """The record of a hand played on ``state`` (dealt ``hands``, ``chien``, ``piles``)."""
+    return HandRecord(
+        state.config, state.dealer, tuple(hands), chien, tuple(state.history()), piles
+    )

@@ -15,9 +15,13 @@ card ``i`` (``0 <= i < C``) is put right after packet number ``((i + 1) * P) // 
 * 4 players: 24 packets, same chien slots (18 cards each, chien 6);
 * 5 players (called king): 25 packets, chien after packets 6, 12, 18 (15 each, chien 3);
 * 5 players with a dead hand: the dealer gets nothing; the four others are dealt the
-  4-player pattern, starting with seat ``dealer + 1``.
-
-The two-player variant is not dealt by this engine (see :func:`deal_pattern`).
+  4-player pattern, starting with seat ``dealer + 1``;
+* 2 players (variant, seed 002): 24 packets, same chien slots. Each player gets 18 cards in
+  hand and 18 in six piles of three in front of him, only the top card of each pile face
+  up. The packets alternate between the two players, starting with seat ``dealer + 1``;
+  each player's own packets go, in order: hand, pile 0, hand, pile 1, ..., hand, pile 5.
+  A pile packet is laid as dealt: its first card at the bottom, its third on top.
+  :func:`pile_positions` says where each pile card lies.
 """
 
 from __future__ import annotations
@@ -53,8 +57,14 @@ def chien_size(config: TableConfig) -> int:
     return 3 if config.active_players == 5 else 6
 
 
+PILES: Final = 6
+"""Piles in front of each player in the two-player variant (three cards each)."""
+
+
 def hand_size(config: TableConfig) -> int:
-    """Cards dealt to each active player."""
+    """Cards dealt to each active player's hand (18 at two players, the piles apart)."""
+    if config.players == 2:
+        return 18
     return (DECK_SIZE - chien_size(config)) // config.active_players
 
 
@@ -63,16 +73,10 @@ def check_seat(config: TableConfig, seat: int) -> None:
         raise ValueError(f"no seat {seat!r} at a {config.seats}-seat table")
 
 
-def _check_supported(config: TableConfig) -> None:
-    if config.players == 2:
-        raise ValueError(
-            "the two-player variant is not implemented by the rules engine "
-            "(its open piles need their own deal and play rules)"
-        )
-
-
 @cache
-def _pattern(players: int, dead_hand: bool, dealer: int) -> tuple[int, ...]:
+def _layout(
+    players: int, dead_hand: bool, dealer: int
+) -> tuple[tuple[int, ...], tuple[tuple[int, int] | None, ...]]:
     mode = FivePlayerMode.DEAD_HAND if dead_hand else FivePlayerMode.CALLED_KING
     config = TableConfig(players=players, five_player_mode=mode)
     seats = active_seats(config, dealer)
@@ -80,31 +84,53 @@ def _pattern(players: int, dead_hand: bool, dealer: int) -> tuple[int, ...]:
     packets = (DECK_SIZE - chien) // PACKET
     after = [((i + 1) * packets) // (chien + 1) for i in range(chien)]
     out: list[int] = []
+    piles: list[tuple[int, int] | None] = []
     for p in range(packets):
-        out.extend([seats[p % len(seats)]] * PACKET)
+        seat = seats[p % len(seats)]
+        own = p // len(seats)  # this packet's number among the seat's own packets
+        out.extend([seat] * PACKET)
+        if players == 2 and own % 2 == 1:
+            piles.extend((own // 2, depth) for depth in range(PACKET))
+        else:
+            piles.extend([None] * PACKET)
         out.extend([CHIEN] * after.count(p + 1))
+        piles.extend([None] * after.count(p + 1))
     assert len(out) == DECK_SIZE and out[0] != CHIEN and out[-1] != CHIEN
-    return tuple(out)
+    return tuple(out), tuple(piles)
 
 
 def deal_pattern(config: TableConfig, dealer: int) -> tuple[int, ...]:
     """For each deck position 0..77, its destination: a seat, or :data:`CHIEN`.
 
     Normative: the network protocol maps the shuffled deck to hands with this function.
-    Raises ``ValueError`` for the two-player variant, which this engine does not deal.
+    At two players a seat's cards include its piles (see :func:`pile_positions`).
     """
-    _check_supported(config)
     check_seat(config, dealer)
     dead = config.players == 5 and config.active_players == 4
-    return _pattern(config.players, dead, dealer)
+    return _layout(config.players, dead, dealer)[0]
+
+
+def pile_positions(config: TableConfig, dealer: int) -> tuple[tuple[int, int] | None, ...]:
+    """For each deck position, ``(pile, depth)`` when it goes to one of its seat's piles
+    (two players only; depth 0 bottom, 2 top), else ``None``. Normative, like
+    :func:`deal_pattern`."""
+    check_seat(config, dealer)
+    dead = config.players == 5 and config.active_players == 4
+    return _layout(config.players, dead, dealer)[1]
+
+
+Piles = tuple[tuple[tuple[int, ...], ...], ...]
+"""Per seat, its piles, each from the bottom card up (two players; empty otherwise)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Hands (one card set per seat; empty for a seat sitting out) and the chien."""
+    """Hands (one card set per seat; empty for a seat sitting out), the chien and, at two
+    players, the piles."""
 
     hands: tuple[CardSet, ...]
     chien: CardSet
+    piles: Piles = ()
 
 
 def deal_cards(config: TableConfig, dealer: int, deck_order: tuple[int, ...] | list[int]) -> Deal:
@@ -116,21 +142,30 @@ def deal_cards(config: TableConfig, dealer: int, deck_order: tuple[int, ...] | l
     ):
         raise ValueError("deck order must hold each of the 78 cards exactly once")
     pattern = deal_pattern(config, dealer)
+    positions = pile_positions(config, dealer)
     hands = [0] * config.seats
+    piles = [[[0] * PACKET for _ in range(PILES)] for _ in range(config.seats)]
     chien = 0
-    for card, dest in zip(deck_order, pattern, strict=True):
+    for card, dest, pos in zip(deck_order, pattern, positions, strict=True):
         if dest == CHIEN:
             chien |= 1 << card
+        elif pos is not None:
+            piles[dest][pos[0]][pos[1]] = card
         else:
             hands[dest] |= 1 << card
-    return Deal(tuple(hands), chien)
+    if config.players != 2:
+        return Deal(tuple(hands), chien)
+    return Deal(tuple(hands), chien, tuple(tuple(tuple(p) for p in ps) for ps in piles))
 
 
 def check_deal(
-    config: TableConfig, dealer: int, hands: tuple[CardSet, ...], chien: CardSet
+    config: TableConfig,
+    dealer: int,
+    hands: tuple[CardSet, ...],
+    chien: CardSet,
+    piles: Piles = (),
 ) -> Deal:
-    """Validate hands and chien given directly (sizes, no card twice, all 78 present)."""
-    _check_supported(config)
+    """Validate hands, chien and piles given directly (sizes, no card twice, all 78)."""
     seats = active_seats(config, dealer)
     if len(hands) != config.seats:
         raise ValueError(f"expected {config.seats} hands, got {len(hands)}")
@@ -146,6 +181,19 @@ def check_deal(
             dup = (seen & hand).bit_length() - 1
             raise ValueError(f"card {card_name(dup)} dealt twice")
         seen |= hand
+    if config.players == 2:
+        if len(piles) != 2 or any(
+            len(ps) != PILES or any(len(p) != PACKET for p in ps) for ps in piles
+        ):
+            raise ValueError(f"two players: each has {PILES} piles of {PACKET} cards")
+        for ps in piles:
+            for p in ps:
+                for c in p:
+                    if type(c) is not int or not 0 <= c < DECK_SIZE or seen >> c & 1:
+                        raise ValueError(f"bad or repeated pile card {c!r}")
+                    seen |= 1 << c
+    elif piles:
+        raise ValueError("piles exist only in the two-player variant")
     if seen != FULL_DECK:
-        raise ValueError("hands and chien must hold the 78 cards")
-    return Deal(tuple(hands), chien)
+        raise ValueError("hands, chien and piles must hold the 78 cards")
+    return Deal(tuple(hands), chien, piles)

@@ -66,6 +66,15 @@ and the petit then counts au bout in the penultimate trick.
 
 Petit chelem (variant): detected, never announced: a side that took every trick but at
 most three, without a chelem.
+
+Two players (variant, seed 002, which gives only the layout): besides his 18-card hand,
+each player has six piles of three cards, only the top card face up. A player may play
+his hand or the top of any of his piles; the duties of the play (follow, trump,
+overtrump) count both. When a top card is played the one under it is turned up: a state
+that does not see it waits for :meth:`State.reveal_pile` before that player moves again.
+Choices where the seed is silent: the chien is taken into the hand and the écart made from
+the hand; the petit sec, poignées (10/13/15 trumps, as at four) and misères concern the
+hand alone; the hand is scored once (``score_hand`` with two players).
 """
 
 from __future__ import annotations
@@ -114,6 +123,7 @@ from tarot_p2p.rules.cards import (
 )
 from tarot_p2p.rules.config import AllPass, ExcuseLastTrick, TableConfig
 from tarot_p2p.rules.deal import (
+    PILES,
     active_seats,
     check_deal,
     check_seat,
@@ -155,11 +165,13 @@ TERMINAL: Final = -1
 """``current_player()`` of a finished hand."""
 
 POIGNEE_THRESHOLDS: Final[dict[int, tuple[int, int, int]]] = {
+    2: (10, 13, 15),
     3: (13, 15, 18),
     4: (10, 13, 15),
     5: (8, 10, 13),
 }
-"""Trumps to show for a simple, double, triple poignée, by number of active players."""
+"""Trumps to show for a simple, double, triple poignée, by number of active players. At two
+players (no source gives them) the four-player values: the hand holds 18 cards as at four."""
 
 FACE_MASK: Final[CardSet] = sum(1 << (s * 14 + r - 1) for s in range(4) for r in range(11, 15))
 """Jacks, knights, queens and kings."""
@@ -204,16 +216,13 @@ class Game:
     tricks: int
     poignee_thresholds: tuple[int, int, int]
     called_king: bool
+    piles: bool
+    """Two-player variant: six piles of three in front of each player."""
 
 
 @cache
 def game_of(config: TableConfig) -> Game:
-    """The :class:`Game` of ``config`` (raises ``ValueError`` for the two-player variant)."""
-    if config.players == 2:
-        raise ValueError(
-            "the two-player variant is not implemented by the rules engine "
-            "(its open piles need their own deal and play rules)"
-        )
+    """The :class:`Game` of ``config``."""
     n = config.active_players
     return Game(
         config=config,
@@ -221,9 +230,10 @@ def game_of(config: TableConfig) -> Game:
         players=n,
         hand_size=hand_size(config),
         chien_size=chien_size(config),
-        tricks=hand_size(config),
+        tricks=hand_size(config) + (PILES * 3 if n == 2 else 0),
         poignee_thresholds=POIGNEE_THRESHOLDS[n],
         called_king=n == 5,
+        piles=n == 2,
     )
 
 
@@ -272,6 +282,10 @@ class Observation:
     """Who played each card of ``trick``."""
     played: CardSet
     void: Void | None
+    tops: tuple[CardSet, ...] = ()
+    """Two players: the face-up top cards of each seat's piles (public)."""
+    pile_sizes: tuple[tuple[int, ...], ...] = ()
+    """Two players: the number of cards left in each pile, per seat."""
 
 
 class State:
@@ -286,6 +300,7 @@ class State:
         "_legal_cache",
         "_miseres",
         "_order",
+        "_pile_game",
         "_played_first",
         "_players",
         "_poignees",
@@ -310,11 +325,13 @@ class State:
         "hidden",
         "next_seat",
         "phase",
+        "piles",
         "played",
         "played_by",
         "pool",
         "taker",
         "taker_pool",
+        "tops",
         "tricks",
         "void",
     )
@@ -325,6 +342,7 @@ class State:
         dealer: int,
         hands: Sequence[CardSet | None],
         chien: CardSet | None,
+        piles: Sequence[Sequence[Sequence[int | None]]] = (),
     ) -> None:
         """Prefer :func:`new_hand` and :func:`from_hands`, which validate the deal."""
         game = game_of(config)
@@ -347,6 +365,15 @@ class State:
         known = self.chien
         for h in self.hands:
             known |= h
+        # Two players: piles from the bottom card up, -1 for a card this state does not see.
+        self.piles = [[[-1 if c is None else c for c in p] for p in ps] for ps in piles]
+        self.tops = [0] * game.seats
+        for seat, ps in enumerate(self.piles):
+            for p in ps:
+                for c in p:
+                    if c >= 0:
+                        known |= 1 << c
+                self.tops[seat] |= 1 << p[-1]
         self.pool = FULL_DECK & ~known
         self.taker_pool = 0
         self.ecart = 0
@@ -372,6 +399,7 @@ class State:
         self._win_card = -1
         self._excuse_seat = -1
         self._players = game.players
+        self._pile_game = game.piles
         self.played = 0
         self.played_by = [0] * game.seats
         self.void: Void | None = None
@@ -414,6 +442,8 @@ class State:
         """
         phase = self.phase
         seat = self.current
+        if self._pile_game and phase is _PLAYING and self.pending_piles(seat):
+            raise IncompleteInformation("a pile card turned up must be revealed first")
         if phase is _PLAYING and not self.hidden[seat]:
             mask = self._legal_mask()
             out: list[Action] = []
@@ -451,7 +481,7 @@ class State:
     def _legal_mask(self) -> CardSet:
         if self._legal_cache >= 0:
             return self._legal_cache
-        h = self.hands[self.current]
+        h = self.hands[self.current] | self.tops[self.current]
         suit = self._lead_suit
         if suit < 0:
             mask = h
@@ -503,6 +533,8 @@ class State:
         """Apply ``action`` for the current player, or raise :class:`IllegalAction`."""
         phase = self.phase
         if phase is _PLAYING and type(action) is Play:
+            if self._pile_game and self.pending_piles(self.current):
+                raise IncompleteInformation("a pile card turned up must be revealed first")
             self._play(action.card)
         elif phase is Phase.DONE:
             raise IllegalAction("hand-over", "the hand is over")
@@ -722,7 +754,12 @@ class State:
                 legal = self._legal_mask()
             if not (legal >> card) & 1:
                 raise self._play_error(seat, card)
-            self.hands[seat] ^= bit
+            if self.tops[seat] & bit:
+                self._turn_up(seat, card)
+            else:
+                self.hands[seat] ^= bit
+        elif self.tops[seat] & bit:
+            self._turn_up(seat, card)
         else:
             self._take_from(seat, card)
         self._played_first |= 1 << seat
@@ -758,8 +795,43 @@ class State:
         if len(self.tricks) == self.game.tricks:
             self.phase = _DONE
 
+    def _turn_up(self, seat: int, card: int) -> None:
+        """``card`` leaves the top of one of ``seat``'s piles: the next card shows."""
+        for pile in self.piles[seat]:
+            if pile and pile[-1] == card:
+                pile.pop()
+                self.tops[seat] ^= 1 << card
+                if pile and pile[-1] >= 0:
+                    self.tops[seat] |= 1 << pile[-1]
+                return
+        raise AssertionError("a top card is on a pile")
+
+    def pending_piles(self, seat: int) -> list[int]:
+        """Piles of ``seat`` whose top card is turned up but not yet known to this state
+        (the protocol must :meth:`reveal_pile` them before ``seat`` plays)."""
+        if not self.piles:
+            return []
+        return [i for i, p in enumerate(self.piles[seat]) if p and p[-1] < 0]
+
+    def reveal_pile(self, seat: int, pile: int, card: int) -> None:
+        """The card now on top of ``seat``'s ``pile`` became known (it was turned up)."""
+        check_seat(self.config, seat)
+        if not self.piles or not 0 <= pile < len(self.piles[seat]):
+            raise IllegalAction("reveal", f"seat {seat} has no pile {pile!r}")
+        stack = self.piles[seat][pile]
+        if not stack or stack[-1] >= 0:
+            if stack and stack[-1] == card:
+                return
+            raise IllegalAction("reveal", "that pile has no unknown top card")
+        if type(card) is not int or not 0 <= card < DECK_SIZE or not (self.pool >> card) & 1:
+            raise IllegalAction("reveal", f"card {card!r} cannot be on that pile")
+        stack[-1] = card
+        self.pool &= ~(1 << card)
+        self.tops[seat] |= 1 << card
+        self._legal_cache = -1
+
     def _play_error(self, seat: int, card: int) -> IllegalAction:
-        h = self.hands[seat]
+        h = self.hands[seat] | self.tops[seat]
         if type(card) is not int or not 0 <= card < DECK_SIZE:
             return IllegalAction("card", f"no card {card!r}")
         if not (h >> card) & 1:
@@ -1004,6 +1076,8 @@ class State:
             trick_leader=self._trick_leader if self.phase is Phase.PLAY else None,
             trick=tuple(self._trick),
             trick_seats=tuple(trick_seats),
+            tops=tuple(self.tops) if self.piles else (),
+            pile_sizes=tuple(tuple(len(p) for p in ps) for ps in self.piles),
             played=self.played,
             void=self.void,
         )
@@ -1050,7 +1124,7 @@ def _callable(hand: CardSet) -> CardSet:
 def new_hand(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> State:
     """A fully known hand dealt from ``deck_order`` with the normative pattern."""
     deal = deal_cards(config, dealer, list(deck_order))
-    return State(config, dealer, deal.hands, deal.chien)
+    return State(config, dealer, deal.hands, deal.chien, deal.piles)
 
 
 def from_hands(
@@ -1058,18 +1132,29 @@ def from_hands(
     dealer: int,
     hands: Sequence[CardSet | None],
     chien: CardSet | None,
+    piles: Sequence[Sequence[Sequence[int | None]]] = (),
 ) -> State:
-    """A hand from its hands and chien; ``None`` for a hand or chien this observer does not
-    see (imperfect information, see the module docstring)."""
+    """A hand from its hands, chien and (two players) piles; ``None`` for a hand, the chien
+    or a pile card this observer does not see (imperfect information, see the module
+    docstring). Piles list each seat's six piles from the bottom card up; their top cards
+    are face up, so always known."""
     game = game_of(config)
     check_seat(config, dealer)
     if len(hands) != game.seats:
         raise ValueError(f"expected {game.seats} hands, got {len(hands)}")
-    if all(h is not None for h in hands) and chien is not None:
-        check_deal(config, dealer, tuple(h for h in hands if h is not None), chien)
-        return State(config, dealer, hands, chien)
+    pile_cards = _check_piles(game, piles)
+    full = all(c is not None for c in pile_cards)
+    if full and all(h is not None for h in hands) and chien is not None:
+        known = tuple(tuple(tuple(c for c in p if c is not None) for p in ps) for ps in piles)
+        check_deal(config, dealer, tuple(h for h in hands if h is not None), chien, known)
+        return State(config, dealer, hands, chien, piles)
     order = active_seats(config, dealer)
     seen = 0
+    for c in pile_cards:
+        if c is not None:
+            if seen >> c & 1:
+                raise ValueError("a pile card is given twice")
+            seen |= 1 << c
     for seat, h in enumerate(hands):
         if h is None:
             if seat not in order:
@@ -1086,4 +1171,24 @@ def from_hands(
             raise ValueError("bad chien")
         if chien.bit_count() != game.chien_size or seen & chien:
             raise ValueError(f"the chien must hold {game.chien_size} cards dealt nowhere else")
-    return State(config, dealer, hands, chien)
+    return State(config, dealer, hands, chien, piles)
+
+
+def _check_piles(game: Game, piles: Sequence[Sequence[Sequence[int | None]]]) -> list[int | None]:
+    """The pile cards, after checking the piles' shape (none but at two players)."""
+    if not game.piles:
+        if piles:
+            raise ValueError("piles exist only in the two-player variant")
+        return []
+    if len(piles) != 2 or any(len(ps) != PILES or any(len(p) != 3 for p in ps) for ps in piles):
+        raise ValueError(f"two players: each has {PILES} piles of three cards")
+    out: list[int | None] = []
+    for ps in piles:
+        for p in ps:
+            if p[-1] is None:
+                raise ValueError("the top card of a pile is face up: it must be given")
+            for c in p:
+                if c is not None and (type(c) is not int or not 0 <= c < DECK_SIZE):
+                    raise ValueError(f"no card {c!r}")
+                out.append(c)
+    return out

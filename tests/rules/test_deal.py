@@ -11,6 +11,7 @@ from tarot_p2p.rules.deal import (
     check_deal,
     deal_cards,
     deal_pattern,
+    pile_positions,
 )
 
 CONFIGS = [
@@ -90,6 +91,28 @@ def test_check_deal_rejects_bad_hands() -> None:
         deal_pattern(config, 4)
 
 
-def test_two_players_not_dealt() -> None:
-    with pytest.raises(ValueError, match="two-player"):
-        deal_pattern(TableConfig(players=2), 0)
+def test_two_players_hands_and_piles() -> None:
+    config = TableConfig(players=2)
+    pattern = deal_pattern(config, 1)
+    positions = pile_positions(config, 1)
+    assert pattern.count(CHIEN) == 6 and pattern[0] == 0
+    for seat in (0, 1):
+        mine = [i for i, d in enumerate(pattern) if d == seat]
+        in_piles = [positions[i] for i in mine if positions[i] is not None]
+        assert len(mine) == 36 and len(in_piles) == 18
+        assert sorted(in_piles) == [(p, d) for p in range(6) for d in range(3)]
+    # Seat 0's first packet goes to its hand, its second packet is its pile 0.
+    assert positions[:3] == (None, None, None) and positions[6:9] == ((0, 0), (0, 1), (0, 2))
+    deal = deal_cards(config, 1, list(range(78)))
+    assert deal.piles[0][0] == (6, 7, 8)  # the last card dealt to a pile is its top
+    assert all(h.bit_count() == 18 for h in deal.hands)
+    check_deal(config, 1, deal.hands, deal.chien, deal.piles)
+    with pytest.raises(ValueError, match="piles"):
+        check_deal(config, 1, deal.hands, deal.chien)
+    with pytest.raises(ValueError, match="piles"):
+        check_deal(TableConfig(), 0, *_four_with_piles())
+
+
+def _four_with_piles() -> tuple[tuple[int, ...], int, tuple[tuple[tuple[int, ...], ...], ...]]:
+    deal = deal_cards(TableConfig(), 0, list(range(78)))
+    return deal.hands, deal.chien, (((1, 2, 3),),)

@@ -28,7 +28,6 @@ from tarot_p2p.rules.state import (
     State,
     Void,
     from_hands,
-    new_hand,
 )
 
 from .engine_helpers import bid, build_deal, cards, first_legal, play_out, start, to_play
@@ -493,11 +492,6 @@ def test_incomplete_hand_has_no_result() -> None:
     state = start(FOUR, {})
     with pytest.raises(IncompleteInformation):
         state.returns()
-
-
-def test_two_players_not_implemented() -> None:
-    with pytest.raises(ValueError, match="two-player"):
-        new_hand(TableConfig(players=2), 0, list(range(78)))
 
 
 def test_first_legal_policy_helper_terminates() -> None:

@@ -848,6 +848,8 @@ class State:
     def reveal_hand(self, seat: int, cards: CardSet) -> None:
         """The protocol learnt that ``cards`` are in ``seat``'s hand (e.g. it was shown)."""
         check_seat(self.config, seat)
+        if type(cards) is not int or cards < 0 or cards & ~FULL_DECK:
+            raise IllegalAction("reveal", f"not a card set: {cards!r}")
         new = cards & ~self.hands[seat]
         for c in cards_of(new):
             self._check_may_hold(seat, c)
@@ -865,21 +867,29 @@ class State:
             if cards != self.chien:
                 raise IllegalAction("reveal", "that is not the chien this state knows")
             return
+        if type(cards) is not int or cards < 0 or cards & ~FULL_DECK:
+            raise IllegalAction("reveal", f"not a card set: {cards!r}")
         if cards.bit_count() != self.game.chien_size or cards & ~self.pool:
             raise IllegalAction("reveal", "the chien must be unlocated cards, of the chien's size")
+        taker = self.taker
+        taken = self.contract is not None and self.contract <= Contract.GARDE
+        if taken and (
+            self.phase is not Phase.DISCARD or self.discards_left != self.game.chien_size
+        ):
+            raise IncompleteInformation("the chien is revealed before the écart")
         self.chien, self.chien_known = cards, True
         self.pool &= ~cards
-        taker = self.taker
-        if taker is not None and self.contract is not None and self.contract <= Contract.GARDE:
-            if self.phase is not Phase.DISCARD or self.discards_left != self.game.chien_size:
-                raise IncompleteInformation("the chien is revealed before the écart")
+        if taken and taker is not None:
             self.hands[taker] |= cards
             self.hidden[taker] -= self.game.chien_size
+            self._legal_cache = -1
 
     def reveal_ecart(self, cards: CardSet) -> None:
         """The whole écart became known (at the end of the hand)."""
         if self.phase in (Phase.BIDDING, Phase.CALL, Phase.DISCARD):
             raise IncompleteInformation("the écart is not made yet")
+        if type(cards) is not int or cards < 0 or cards & ~FULL_DECK:
+            raise IllegalAction("reveal", f"not a card set: {cards!r}")
         if not self.ecart_hidden:
             if cards != self.ecart:
                 raise IllegalAction("reveal", "that is not the écart this state knows")

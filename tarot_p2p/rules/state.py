@@ -871,15 +871,11 @@ class State:
             raise IllegalAction("reveal", f"not a card set: {cards!r}")
         if cards.bit_count() != self.game.chien_size or cards & ~self.pool:
             raise IllegalAction("reveal", "the chien must be unlocated cards, of the chien's size")
-        taker = self.taker
-        taken = self.contract is not None and self.contract <= Contract.GARDE
-        if taken and (
-            self.phase is not Phase.DISCARD or self.discards_left != self.game.chien_size
-        ):
-            raise IncompleteInformation("the chien is revealed before the écart")
         self.chien, self.chien_known = cards, True
         self.pool &= ~cards
-        if taken and taker is not None:
+        taker = self.taker
+        # In prise/garde the taker already holds it (no discard is made before it is shown).
+        if taker is not None and self.contract is not None and self.contract <= Contract.GARDE:
             self.hands[taker] |= cards
             self.hidden[taker] -= self.game.chien_size
             self._legal_cache = -1

@@ -499,3 +499,38 @@ def test_first_legal_policy_helper_terminates() -> None:
     to_play(state, 0)
     play_out(state, first_legal)
     assert len(state.tricks) == 18 and state.played == (1 << 78) - 1 - state.chien
+
+
+def test_petit_chelem_variant_detected() -> None:
+    taker = " ".join(f"T{n}" for n in range(7, 22)) + " 1S 2S 3S"
+    for variant in (False, True):
+        config = TableConfig(petit_chelem=variant)
+        state = start(config, {0: taker}, chien="1D 2D 3D 4D 5D 6D")
+        to_play(state, taker=0)
+
+        def defenders_keep_spades(state: State, legal: list[Action]) -> Action:
+            return _taker_high_first(state, legal) if state.current_player() == 0 else legal[-1]
+
+        play_out(state, defenders_keep_spades)
+        assert sum(t.winner == 0 for t in state.tricks) == 15  # all but the three spades
+        outcome = state.outcome()
+        assert outcome is not None and outcome.chelem is None
+        assert outcome.petit_chelem is (Side.ATTACK if variant else None)
+
+
+@pytest.mark.parametrize(
+    ("config", "enough", "short"),
+    [(TableConfig(players=3), 13, 12), (FOUR, 10, 9), (FIVE, 8, 7)],
+    ids=["3", "4", "5"],
+)
+def test_poignee_thresholds_by_table_size(config: TableConfig, enough: int, short: int) -> None:
+    trumps = " ".join(f"T{n}" for n in range(2, 2 + enough))
+    state = start(config, {0: trumps}, dealer=config.seats - 1)
+    bid(state, 0, 3)
+    if config.players == 5:
+        state.apply_action(state.legal_actions()[0])
+    state.apply_action(Go(False))
+    with pytest.raises(IllegalAction, match="poignee-size"):
+        state.apply_action(Poignee(cards(" ".join(f"T{n}" for n in range(2, 2 + short)))))
+    state.apply_action(Poignee(cards(trumps)))
+    assert state.observation(1).poignees == ((0, cards(trumps)),)

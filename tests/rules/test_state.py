@@ -534,3 +534,24 @@ def test_poignee_thresholds_by_table_size(config: TableConfig, enough: int, shor
         state.apply_action(Poignee(cards(" ".join(f"T{n}" for n in range(2, 2 + short)))))
     state.apply_action(Poignee(cards(trumps)))
     assert state.observation(1).poignees == ((0, cards(trumps)),)
+
+
+def test_excuse_led_to_the_last_trick_without_a_chelem_is_lost() -> None:
+    taker = "1S EX " + " ".join(f"T{n}" for n in range(6, 22))
+    state = start(FOUR, {0: taker}, chien="1D 2D 3D 4D 5D 6D")
+    to_play(state, taker=0)
+
+    def policy(state: State, legal: list[Action]) -> Action:
+        if state.current_player() != 0:
+            return legal[-1]
+        return Play(parse_card("1S")) if not state.tricks else _taker_high_first(state, legal)
+
+    play_out(state, policy)
+    first, last = state.tricks[0], state.tricks[-1]
+    assert first.winner != 0  # the attack lost a trick: no chelem
+    assert last.leader == 0 and last.cards[0] == EXCUSE and last.winner != 0
+    outcome = state.outcome()
+    assert outcome is not None and outcome.chelem is None
+    won = sum(half_points_of(sum(1 << c for c in t.cards)) for t in state.tricks if t.winner == 0)
+    # Garde sans: the chien counts for the attack; the Excuse went to the defence, no exchange.
+    assert outcome.attack_half_points == won + half_points_of(state.chien)

@@ -18,7 +18,9 @@ POINT: Final = 33
 CIPHERTEXT: Final = 66
 PROOF: Final = 64
 """A Schnorr or DLEQ proof in compact form ``c || z``."""
-MAX_SLOTS: Final = 78 + 24
+MAX_TAKER: Final = 30
+"""The taker's deck: hand and chien, 30 cards at three players, 24 at four, 18 at five."""
+MAX_SLOTS: Final = 78 + MAX_TAKER
 MAX_PROOF: Final = 1 << 18
 """Generous bound on one proof's bytes (a shuffle proof of 78 cards is far smaller)."""
 MAX_SCORE: Final = 1 << 31
@@ -122,10 +124,10 @@ _register(
     "ecart",
     Ecart,
     {
-        "deck": ("deck", Bytes(CIPHERTEXT * 18, CIPHERTEXT * 24)),
+        "deck": ("deck", Bytes(CIPHERTEXT * 18, CIPHERTEXT * MAX_TAKER)),
         "proof": ("proof", _PROOF),
-        "discard": ("discard", ListOf(UInt(maximum=23), max_len=6, min_len=3)),
-        "trumps": ("trumps", ListOf(UInt(maximum=23), max_len=6)),
+        "discard": ("discard", ListOf(UInt(maximum=MAX_TAKER - 1), max_len=6, min_len=3)),
+        "trumps": ("trumps", ListOf(UInt(maximum=MAX_TAKER - 1), max_len=6)),
         "d": ("d", Bytes(0, POINT * 6)),
         "dproof": ("dproof", Bytes(0, PROOF)),
     },
@@ -134,7 +136,7 @@ _register(
     "poignee",
     Poignee,
     {
-        "slots": ("slots", ListOf(_SLOT, max_len=24, min_len=1)),
+        "slots": ("slots", ListOf(_SLOT, max_len=MAX_TAKER, min_len=1)),
         "d": ("d", _SHARES),
         "proof": ("proof", _DLEQ),
     },

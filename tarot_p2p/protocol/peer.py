@@ -109,6 +109,9 @@ class Peer:
         """Slot -> card for the slots this seat may know and others may not."""
         self._private: State | None = None
         self._my_discards: list[int] = []
+        self.dealt: CardSet | None = None
+        """This seat's dealt hand, once opened to it (also announced by a :class:`Dealt`
+        event when the message that opened it was someone else's)."""
 
     # ------------------------------------------------------------------ queries
 
@@ -198,6 +201,7 @@ class Peer:
                 if not hand.dealt_slots(s):
                     hands[s] = 0
             self._private = from_hands(self.config, hand.dealer, hands, None)
+            self.dealt = mine
             out.append(Dealt(mine))
         private = self._private
         if private is None:

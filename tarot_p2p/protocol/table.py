@@ -606,9 +606,11 @@ class HandMachine:
     # ------------------------------------------------------------------ engine glue
 
     def _start_engine(self) -> None:
-        self.engine = from_hands(self.config, self.dealer, [None] * self.seats, None)
         for seat in range(self.seats):
             self.holding[seat] = list(self.dealt_slots(seat))
+        # Every hand unknown, except a seat sitting out (dead hand), known to be empty.
+        hands: list[CardSet | None] = [None if h else 0 for h in self.holding]
+        self.engine = from_hands(self.config, self.dealer, hands, None)
         self.chien_slots = tuple(p for p, d in enumerate(self.pattern) if d == CHIEN)
 
     def _cards_of(self, slots: Sequence[int]) -> CardSet:

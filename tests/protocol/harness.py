@@ -18,7 +18,6 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import cards_of
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.deal import chien_size
 
@@ -29,6 +28,7 @@ Tamper = Callable[[int, bytes], bytes]
 @dataclass
 class Table:
     config: TableConfig
+    keys: list[Ed25519PrivateKey]
     peers: list[Peer]
     observer: Peer
     wires: list[bytes] = field(default_factory=list)
@@ -58,7 +58,7 @@ def make_table(config: TableConfig, seed: bytes = b"t") -> Table:
         for i in range(config.seats)
     ]
     observer = Peer(config, table_id, binding, roster, names)
-    return Table(config, peers, observer, events=[[] for _ in range(config.seats + 1)])
+    return Table(config, keys, peers, observer, events=[[] for _ in range(config.seats + 1)])
 
 
 @dataclass
@@ -123,18 +123,3 @@ def play_game(table: Table, bot: Bot, tamper: Tamper | None = None) -> None:
 def one_deal(players: int, **options: object) -> TableConfig:
     return TableConfig(players=players, game_end=GameEnd.DEALS, game_length=1, **options)  # type: ignore[arg-type]
 
-
-def unplayed_cards_known(peer: Peer, other: int) -> list[int]:
-    """Cards of ``other``'s unplayed slots that ``peer`` could open from public data plus
-    its own share (it must be none)."""
-    hand = peer.hand
-    found = []
-    for slot in hand.holding[other]:
-        if slot in hand.cards:
-            found.append(hand.cards[slot])
-        elif len(hand.shares[slot]) >= hand.seats - 1 and other not in hand.shares[slot]:
-            continue
-    return found
-
-
-__all__ = ["Bot", "Table", "cards_of", "make_table", "one_deal", "play_game", "step"]

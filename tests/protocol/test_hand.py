@@ -1,0 +1,140 @@
+"""Whole games between in-memory peers: agreement, secrecy, and replay by an observer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tarot_p2p.protocol.table import DealerDrawn, HandEnded, Phase, draw_order
+from tarot_p2p.rules.cards import EXCUSE, mask_of, parse_card
+from tarot_p2p.rules.config import FivePlayerMode
+from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.sheet import LineKind
+from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
+
+
+def check_secrecy(table: Table) -> None:
+    """No peer can name a card another seat still holds, nor the hidden chien or écart.
+
+    Private knowledge must stay within the seat's own cards; public knowledge (opened
+    slots) must not reach an unplayed slot, unless its holder showed it in a poignée.
+    """
+    hand = table.peers[0].hand
+    if hand.hand == 0 or hand.engine is None:
+        return
+    shown = 0
+    for _, cards in hand.engine._poignees:
+        shown |= cards
+    for p in table.peers:
+        private = mask_of(set(p._cards.values()))
+        for q in table.peers:
+            if q is not p:
+                assert not private & q.my_cards(), f"seat {p.seat} knows cards of seat {q.seat}"
+        for slot in hand.holding[p.seat or 0]:
+            if slot in hand.cards:
+                assert (shown >> hand.cards[slot]) & 1, f"unplayed slot {slot} is open"
+    hidden = set(hand.chien_slots)
+    engine = hand.engine
+    if engine.contract is not None and engine.contract <= Contract.GARDE:
+        hidden = set(hand.discard_slots) - set(hand.shown_slots)
+    if hand.phase not in (Phase.REVEAL, Phase.SCORE, Phase.DONE):
+        assert not hidden & set(hand.cards), "a hidden chien or écart card was opened"
+
+
+def play_checked(table: Table, bot: Bot) -> None:
+    while step(table, bot):
+        check_secrecy(table)
+
+
+def assert_agreement(table: Table) -> None:
+    everyone = [*table.peers, table.observer]
+    heads = {p.transcript.head for p in everyone}
+    assert len(heads) == 1
+    assert {len(p.transcript) for p in everyone} == {len(table.wires)}
+    sheets = [p.table.sheet for p in everyone]
+    assert all(s is not None and s.is_over for s in sheets)
+    lines = {s.lines for s in sheets if s is not None}
+    assert len(lines) == 1
+    for line in lines.pop():
+        assert sum(line.scores) == 0
+
+
+@pytest.mark.parametrize(
+    ("players", "contract", "options"),
+    [
+        (4, Contract.GARDE, {}),
+        (3, Contract.PRISE, {}),
+        (5, Contract.GARDE, {}),
+        (4, Contract.GARDE_SANS, {}),
+        (4, Contract.GARDE_CONTRE, {}),
+        (5, Contract.PRISE, {"five_player_mode": FivePlayerMode.DEAD_HAND}),
+    ],
+)
+def test_full_hand_agreed_and_secret(players: int, contract: int, options: dict[str, object]) -> None:
+    table = make_table(one_deal(players, **options), seed=f"{players}/{contract}".encode())
+    play_checked(table, Bot(contract=contract, seed=players))
+    assert_agreement(table)
+    sheet = table.observer.table.sheet
+    assert sheet is not None
+    (line,) = sheet.lines
+    assert line.kind is LineKind.HAND and any(line.scores)
+    # Every seat's privately opened hand is the one the complete public record shows.
+    hand = table.observer.hand
+    assert hand.audit is not None and hand.audit.complete and not hand.audit.offences
+    record = hand.record()
+    for p in table.peers:
+        assert p.dealt == record.hands[p.seat or 0]
+    (ended,) = [e for e in table.events[-1] if isinstance(e, HandEnded) and e.hand == 1]
+    assert ended.scores == line.scores
+
+
+def test_all_pass_is_a_void_deal() -> None:
+    table = make_table(one_deal(4), seed=b"pass")
+    play_checked(table, Bot(contract=0))
+    assert_agreement(table)
+    sheet = table.observer.table.sheet
+    assert sheet is not None and sheet.lines[0].kind is LineKind.ALL_PASS
+    hand = table.observer.hand
+    assert not hand.cards.keys() & set(range(78)), "a void deal opens no card"
+
+
+def test_poignee_opens_only_the_shown_trumps() -> None:
+    table = make_table(one_deal(3), seed=b"poignee-3")
+    bot = Bot(contract=Contract.GARDE, seed=7, poignee=True)
+    shown = None
+    while step(table, bot):
+        hand = table.observer.hand
+        if hand.engine is not None and hand.engine._poignees and shown is None:
+            shown = hand.engine._poignees[0]
+    assert_agreement(table)
+    if shown is None:
+        pytest.skip("no seat held a poignée in this deal")
+    sheet = table.observer.table.sheet
+    assert sheet is not None and sheet.lines[0].kind is LineKind.HAND
+
+
+def test_dealer_draw_lowest_card_deals() -> None:
+    table = make_table(one_deal(4), seed=b"draw")
+    while table.peers[0].hand.hand == 0:
+        step(table, Bot())
+    (drawn,) = [e for e in table.events[-1] if isinstance(e, DealerDrawn)]
+    final = dict(drawn.draws)
+    assert EXCUSE not in final.values()
+    assert drawn.dealer == min(final, key=lambda s: draw_order(final[s]))
+    assert table.observer.hand.dealer == drawn.dealer
+
+
+def test_draw_order_follows_the_fft() -> None:
+    order = sorted(["T1", "1C", "1D", "1H", "1S", "2C", "KS", "T21"], key=lambda n: draw_order(parse_card(n)))
+    assert order == ["1C", "1D", "1H", "1S", "2C", "KS", "T1", "T21"]
+
+
+def test_a_game_of_two_deals_rotates_the_dealer() -> None:
+    from tarot_p2p.rules.config import GameEnd, TableConfig
+
+    table = make_table(TableConfig(players=3, game_end=GameEnd.DEALS, game_length=2), seed=b"two")
+    play_game(table, Bot(contract=Contract.PRISE, seed=3))
+    assert_agreement(table)
+    sheet = table.observer.table.sheet
+    assert sheet is not None
+    first, second = sheet.lines
+    assert second.dealer == (first.dealer + 1) % 3

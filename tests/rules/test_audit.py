@@ -8,7 +8,7 @@ import pytest
 
 from tarot_p2p.rules.actions import Action, Bid, Discard, Go, Misere, MisereKind, Play, Poignee
 from tarot_p2p.rules.audit import HandRecord, InvalidRecord, audit_hand, record_of
-from tarot_p2p.rules.cards import KING_MASK
+from tarot_p2p.rules.cards import KING_MASK, parse_card
 from tarot_p2p.rules.config import Penalty, TableConfig
 from tarot_p2p.rules.scoring import score_hand
 from tarot_p2p.rules.state import from_hands
@@ -153,3 +153,41 @@ def test_incomplete_record() -> None:
     hands, chien = build_deal(FOUR, 3, {})
     report = audit_hand(HandRecord(FOUR, 3, tuple(hands), chien, (Bid(3),)))
     assert not report.complete and report.outcome is None
+
+
+HEARTS = "1H 2H 3H 4H 5H 6H 7H 8H 9H 10H JH CH QH KH"
+
+
+@pytest.mark.parametrize(
+    ("fixed", "avoid", "plays", "rule"),
+    [
+        ({0: "2H", 1: "5H 3S"}, {}, ["2H", "3S"], "revoke"),
+        ({0: "2H", 1: "T10 3S"}, {1: HEARTS}, ["2H", "3S"], "must-trump"),
+        (
+            {0: "2H", 1: "T10", 2: "T5 T15"},
+            {1: HEARTS, 2: HEARTS},
+            ["2H", "T10", "T5"],
+            "must-overtrump",
+        ),
+        ({0: "T10", 1: "T5 T15 3C"}, {}, ["T10", "T5"], "must-overtrump"),
+        ({0: "T10", 1: "T5 3C"}, {}, ["T10", "3C"], "must-trump"),
+    ],
+)
+def test_play_offences_are_named(
+    fixed: dict[int, str], avoid: dict[int, str], plays: list[str], rule: str
+) -> None:
+    hands, chien = build_deal(FOUR, 3, fixed, avoid=avoid)
+    actions: list[Action] = [Bid(3), Bid(0), Bid(0), Bid(0), Go(False)]
+    actions += [Play(parse_card(n)) for n in plays]
+    report = audit_hand(HandRecord(FOUR, 3, tuple(hands), chien, tuple(actions)))
+    assert not report.complete
+    assert [(o.seat, o.rule) for o in report.offences] == [(len(plays) - 1, rule)]
+
+
+def test_legal_plays_of_the_same_tricks_are_not_offences() -> None:
+    hands, chien = build_deal(
+        FOUR, 3, {0: "2H", 1: "T10", 2: "T5 T15"}, avoid={1: HEARTS, 2: HEARTS}
+    )
+    actions: list[Action] = [Bid(3), Bid(0), Bid(0), Bid(0), Go(False)]
+    actions += [Play(parse_card(n)) for n in ("2H", "T10", "T15")]
+    assert audit_hand(HandRecord(FOUR, 3, tuple(hands), chien, tuple(actions))).offences == ()

@@ -51,9 +51,16 @@ seat with unknown cards is checked only as far as public information allows:
   false misère, a false or missing petit sec, calling a queen without the four kings.
 
 The protocol tells the state what it learns: :meth:`State.reveal_hand` (cards of a hand,
-e.g. shown), :meth:`State.reveal_chien`, :meth:`State.reveal_ecart`. The chien must be
-known before the taker's first discard in prise/garde (it is shown to everyone then); the
-écart, and in garde sans/contre the chien, must be known before :meth:`State.outcome`.
+e.g. shown, or the whole hand after a petit sec), :meth:`State.reveal_chien`,
+:meth:`State.reveal_ecart`, :meth:`State.reveal_pile`. The chien must be known before the
+taker's first discard in prise/garde (it is shown to everyone then); the écart, and in
+garde sans/contre the chien, must be known before :meth:`State.outcome`. A peer applies
+the other seats' moves in their public form (:func:`tarot_p2p.rules.actions.public_action`:
+a discard other than a trump is hidden), so its :meth:`State.history` holds what it was
+told; only a complete record (every hand, every discard) can be audited.
+
+The petit sec must be announced at one's turn to speak rather than before the bidding:
+nothing is lost (the deal is void either way) and no extra move per seat is needed.
 
 Excuse (counted when the hand ends, see :meth:`State.outcome`): its owner's side keeps it
 and owes the trick winner's side a half-point card; the debt is settled in the count even

@@ -506,7 +506,7 @@ class HandMachine:
     def _on_petit_sec(self, seat: int, msg: m.PetitSec, events: list[Event]) -> None:
         slots = self.holding[seat]
         shares = self._take_shares(seat, "petit_sec", slots, msg.d, msg.proof)
-        hand = self._preview(shares)
+        hand = self._preview(seat, shares)
         assert self.engine is not None
         try:
             self.engine.reveal_hand(seat, mask_of(hand.values()))
@@ -516,21 +516,21 @@ class HandMachine:
         self._engine_apply(seat, a.PETIT_SEC, events)
         self._after_engine(events)
 
-    def _preview(self, shares: list[tuple[int, Point]]) -> dict[int, int]:
-        """The cards ``shares`` would open (each completing its slot), without storing."""
+    def _preview(self, seat: int, shares: list[tuple[int, Point]]) -> dict[int, int]:
+        """The cards ``seat``'s ``shares`` open (each completing its slot), without storing."""
         out = {}
         for slot, point in shares:
-            held = [*self.shares[slot].values(), point]
+            held = {**self.shares[slot], seat: point}
             if len(held) != self.seats:
                 raise Violation(f"slot {slot} is not open to its holder's share alone")
-            out[slot] = recover_card(self.deck[slot], held)
+            out[slot] = recover_card(self.deck[slot], list(held.values()))
         return out
 
     def _on_play(self, seat: int, msg: m.Play, events: list[Event]) -> None:
         if msg.slot not in self.holding[seat]:
             raise Violation(f"slot {msg.slot} is not an unplayed card of seat {seat}")
         shares = self._take_shares(seat, "play", [msg.slot], msg.d, msg.proof)
-        card = self._preview(shares)[msg.slot]
+        card = self._preview(seat, shares)[msg.slot]
         self._engine_apply(seat, a.PLAY[card], events)
         self._store(seat, shares, events)
         self.holding[seat].remove(msg.slot)
@@ -541,7 +541,7 @@ class HandMachine:
         if list(slots) != sorted(set(slots)) or not set(slots) <= set(self.holding[seat]):
             raise Violation("a poignée names distinct unplayed slots of its sender, ascending")
         shares = self._take_shares(seat, "poignee", slots, msg.d, msg.proof)
-        shown = mask_of(self._preview(shares).values())
+        shown = mask_of(self._preview(seat, shares).values())
         self._engine_apply(seat, a.Poignee(shown), events)
         self._store(seat, shares, events)
 

@@ -98,18 +98,25 @@ def test_all_pass_is_a_void_deal() -> None:
 
 
 def test_poignee_opens_only_the_shown_trumps() -> None:
-    table = make_table(one_deal(3), seed=b"poignee-3")
-    bot = Bot(contract=Contract.GARDE, seed=7, poignee=True)
-    shown = None
+    # Seed chosen so that a seat holds a poignée (8 trumps at five players).
+    table = make_table(one_deal(5), seed=b"poignee-3")
+    bot = Bot(contract=Contract.GARDE, seed=3, poignee=True)
+    shown: list[tuple[int, int]] = []
     while step(table, bot):
+        check_secrecy(table)
         hand = table.observer.hand
-        if hand.engine is not None and hand.engine._poignees and shown is None:
-            shown = hand.engine._poignees[0]
+        if hand.engine is not None and hand.engine._poignees and not shown:
+            shown = list(hand.engine._poignees)
+            seat, cards = shown[0]
+            held = table.peers[seat].my_cards()
+            assert cards & held == cards, "the poignée shows cards its owner still holds"
+            opened = {hand.cards[s] for s in hand.holding[seat] if s in hand.cards}
+            assert mask_of(opened) == cards, "exactly the poignée's cards are open"
+    assert shown, "the seed must give a poignée"
     assert_agreement(table)
-    if shown is None:
-        pytest.skip("no seat held a poignée in this deal")
-    sheet = table.observer.table.sheet
-    assert sheet is not None and sheet.lines[0].kind is LineKind.HAND
+    hand = table.observer.hand
+    assert hand.audit is not None and hand.audit.outcome is not None
+    assert hand.audit.outcome.poignees
 
 
 def test_dealer_draw_lowest_card_deals() -> None:

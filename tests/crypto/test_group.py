@@ -93,6 +93,10 @@ def test_group_error_is_a_crypto_error() -> None:
 def test_mul_variants_agree(k: int, j: int, t: int) -> None:
     p = base_mul(j)
     assert points_equal(mul_secret(p, k), mul(p, k))
+    if (k * j + t) % ORDER == 0:  # k·p + t·G is the identity, which no point encodes
+        with pytest.raises(GroupError):
+            mul_add_base(p, k, t)
+        return
     expected = mul(p, k) if t == 0 else sum_points([mul(p, k), base_mul(t)])
     assert points_equal(mul_add_base(p, k, t), expected)
     assert points_equal(point_from_bytes(point_to_bytes(p)), p)

@@ -59,6 +59,16 @@ from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.state import IllegalAction, State, from_hands
 
 
+class CheatExposed(SeatViolation):
+    """A valid message opened cards that prove an earlier message of ``seat`` false.
+
+    The message is in the transcript (it is part of the evidence); when it was our own,
+    ``outgoing`` holds its bytes, which the caller must still send so that every peer sees
+    the proof."""
+
+    outgoing: bytes | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Dealt:
     """Private: this seat's cards were opened to it (the dealt hand)."""
@@ -164,6 +174,9 @@ class Peer:
         except Violation as v:
             raise self._blame(env, v) from None
         self.transcript.append(env)
+        if hand.exposed is not None:
+            blamed = self._blame(env, hand.exposed)
+            raise CheatExposed(blamed.seat, blamed.reason, blamed.evidence)
         if self.hand is hand:
             self._seq += 1
         else:
@@ -366,6 +379,9 @@ class Peer:
         )
         try:
             self._accept(env)
+        except CheatExposed as exc:
+            exc.outgoing = env.wire
+            raise
         except SeatViolation as exc:
             raise LocalProtocolError(f"own message refused: {exc}") from exc
         return env.wire

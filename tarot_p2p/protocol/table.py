@@ -95,6 +95,7 @@ class Phase(enum.Enum):
     REVEAL = "reveal"
     SCORE = "score"
     DONE = "done"
+    ABORTED = "aborted"
 
 
 ROUND_TYPE: Final[dict[Phase, str]] = {
@@ -232,6 +233,8 @@ class HandMachine:
         self.void: LineKind | None = None
         self.scores: tuple[int, ...] | None = None
         self.audit: AuditReport | None = None
+        self.exposed: Violation | None = None
+        """Set when an accepted message proved an earlier one false (phase ABORTED)."""
         self.draws: list[tuple[int, int]] = []
         """Hand 0: (seat, card) of every draw in order, redrawn Excuses included."""
         self._drawing: dict[int, int] = {}
@@ -243,7 +246,7 @@ class HandMachine:
         """The one seat that must send the next message, ``None`` once the hand is over."""
         if self.phase in ROUND_TYPE:
             return self._round[0]
-        if self.phase is Phase.DONE:
+        if self.phase in (Phase.DONE, Phase.ABORTED):
             return None
         assert self.engine is not None
         return self.engine.current_player()
@@ -312,6 +315,8 @@ class HandMachine:
         handler = _HANDLERS[kind]
         in_round = self.phase in ROUND_TYPE
         handler(self, seat, message, events)
+        if self.phase is Phase.ABORTED:
+            return events
         if in_round:
             self._round.pop(0)
             if not self._round:
@@ -453,22 +458,25 @@ class HandMachine:
     def _on_shares(self, seat: int, msg: m.Shares, events: list[Event]) -> None:
         slots = self.share_slots(seat)
         shares = self._take_shares(seat, self.phase.value, slots, msg.d, msg.proof)
-        if self.phase is Phase.ECART_SHARES and len(self._round) == 1:
-            self._check_shown_trumps(seat, shares)
         self._store(seat, shares, events)
+        if self.phase is Phase.ECART_SHARES and len(self._round) == 1:
+            self._check_shown_trumps()
 
-    def _check_shown_trumps(self, seat: int, last: list[tuple[int, Point]]) -> None:
-        """Before the last share of the shown trumps lands, make sure each is a trump."""
-        lookup = dict(last)
+    def _check_shown_trumps(self) -> None:
+        """The shown écart cards are open now: each must be a trump, or the taker lied.
+
+        The message that opened them is valid, so it stays applied; the hand is aborted
+        with the blame on the taker (:attr:`exposed`)."""
         for slot in self.shown_slots:
-            held = [*self.shares[slot].values(), lookup[slot]]
-            card = recover_card(self.deck[slot], held)
+            card = self.cards[slot]
             if not (TRUMP_MASK >> card) & 1:
-                raise Violation(
+                self.exposed = Violation(
                     f"the écart shows {card_name(card)} as a trump",
                     seat=self._taker(),
                     evidence_type="ecart",
                 )
+                self.phase = Phase.ABORTED
+                return
 
     def _on_action(self, seat: int, msg: m.Act, events: list[Event]) -> None:
         try:

@@ -122,4 +122,3 @@ def play_game(table: Table, bot: Bot, tamper: Tamper | None = None) -> None:
 
 def one_deal(players: int, **options: object) -> TableConfig:
     return TableConfig(players=players, game_end=GameEnd.DEALS, game_length=1, **options)  # type: ignore[arg-type]
-

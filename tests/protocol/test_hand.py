@@ -69,7 +69,9 @@ def assert_agreement(table: Table) -> None:
         (5, Contract.PRISE, {"five_player_mode": FivePlayerMode.DEAD_HAND}),
     ],
 )
-def test_full_hand_agreed_and_secret(players: int, contract: int, options: dict[str, object]) -> None:
+def test_full_hand_agreed_and_secret(
+    players: int, contract: int, options: dict[str, object]
+) -> None:
     table = make_table(one_deal(players, **options), seed=f"{players}/{contract}".encode())
     play_checked(table, Bot(contract=contract, seed=players))
     assert_agreement(table)
@@ -131,7 +133,9 @@ def test_dealer_draw_lowest_card_deals() -> None:
 
 
 def test_draw_order_follows_the_fft() -> None:
-    order = sorted(["T1", "1C", "1D", "1H", "1S", "2C", "KS", "T21"], key=lambda n: draw_order(parse_card(n)))
+    order = sorted(
+        ["T1", "1C", "1D", "1H", "1S", "2C", "KS", "T21"], key=lambda n: draw_order(parse_card(n))
+    )
     assert order == ["1C", "1D", "1H", "1S", "2C", "KS", "T1", "T21"]
 
 

@@ -1,0 +1,231 @@
+"""Tampering: every forged or altered message is refused and blamed on the right seat.
+
+A recorded honest game is replayed by a fresh observer (the ``audit`` path) with one
+message replaced by a forgery signed by its seat's key — a seat that cheats — or by bytes
+nobody signed. The observer must stop exactly there, naming the seat (or nobody) and
+keeping the offending bytes as evidence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tarot_p2p.crypto.elgamal import Ciphertext
+from tarot_p2p.crypto.group import point_to_bytes
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.crypto.shares import prove_shares
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
+from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
+from tarot_p2p.protocol.messages import Ecart, dump_body, load_body
+from tarot_p2p.protocol.peer import CheatExposed, Peer
+from tarot_p2p.protocol.table import Phase
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.cards import TRUMP_MASK
+from tarot_p2p.rules.scoring import Contract
+from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
+
+
+@pytest.fixture(scope="module")
+def game() -> Table:
+    table = make_table(one_deal(4), seed=b"tamper")
+    play_game(table, Bot(contract=Contract.GARDE, seed=11))
+    return table
+
+
+def fresh_observer(table: Table) -> Peer:
+    o = table.observer
+    roster = [k.public_key() for k in table.keys]
+    names = [f"P{i}" for i in range(table.config.seats)]
+    return Peer(table.config, o.table_id, o.transcript.binding, roster, names)
+
+
+def envelopes(table: Table) -> list[SignedEnvelope]:
+    return list(table.observer.transcript)
+
+
+def find(table: Table, kind: str, hand: int = 1, nth: int = 0) -> int:
+    hits = [i for i, e in enumerate(envelopes(table)) if e.kind == kind and e.hand == hand]
+    return hits[nth]
+
+
+def forge(
+    table: Table, index: int, mutate: Callable[[dict[str, Any]], None], seat: int | None = None
+) -> bytes:
+    """Message ``index`` with its body changed by ``mutate``, re-signed by ``seat``'s key."""
+    env = envelopes(table)[index]
+    body = dict(env.body)
+    mutate(body)
+    signer = env.seat if seat is None else seat
+    return seal(
+        table.keys[signer],
+        table_id=env.table_id,
+        hand=env.hand,
+        seq=env.seq,
+        seat=signer,
+        prev=env.prev,
+        kind=env.kind,
+        body=body,
+    ).wire
+
+
+def replay_until_refused(table: Table, index: int, wire: bytes) -> Exception:
+    observer = fresh_observer(table)
+    for w in table.wires[:index]:
+        observer.receive(w)
+    with pytest.raises((SeatViolation, UnattributedMessage)) as info:
+        observer.receive(wire)
+    return info.value
+
+
+def test_honest_replay_accepts_everything(game: Table) -> None:
+    observer = fresh_observer(game)
+    for w in game.wires:
+        observer.receive(w)
+    assert observer.transcript.head == game.observer.transcript.head
+    assert observer.table.sheet is not None
+    assert observer.table.sheet.lines == game.observer.table.sheet.lines  # type: ignore[union-attr]
+
+
+def blamed(exc: Exception, seat: int, wire: bytes, words: str) -> None:
+    assert isinstance(exc, SeatViolation), exc
+    assert exc.seat == seat
+    assert wire in exc.evidence
+    assert words in exc.reason, exc.reason
+
+
+def swap_first_two(field: str, size: int) -> Callable[[dict[str, Any]], None]:
+    def mutate(body: dict[str, Any]) -> None:
+        data = body[field]
+        body[field] = data[size : 2 * size] + data[:size] + data[2 * size :]
+
+    return mutate
+
+
+@pytest.mark.parametrize(
+    ("kind", "nth", "mutate", "words"),
+    [
+        ("shuffle", 2, swap_first_two("deck", 66), "shuffle"),
+        ("shares", 1, swap_first_two("d", 33), "deal"),
+        ("key", 3, lambda b: b.update(pok=bytes(32) + b["pok"][32:]), "key share"),
+        ("score", 2, lambda b: b.update(scores=[b["scores"][0] + 1, *b["scores"][1:]]), "score"),
+        ("play", 5, lambda b: b.update(slot=(b["slot"] + 1) % 78), "slot"),
+        ("action", 0, lambda b: b.update(action=[7, 0]), "in the clear"),
+        ("action", 1, lambda b: b.update(action=[1, 9]), "action"),
+        ("ecart", 0, lambda b: b.update(discard=[0, 0, 1, 2, 3, 4]), "écart"),
+        ("shares", 0, lambda b: b.update(extra=1), "unknown keys"),
+    ],
+)
+def test_forged_message_is_blamed_on_its_signer(
+    game: Table, kind: str, nth: int, mutate: Callable[[dict[str, Any]], None], words: str
+) -> None:
+    index = find(game, kind, nth=nth)
+    wire = forge(game, index, mutate)
+    exc = replay_until_refused(game, index, wire)
+    blamed(exc, envelopes(game)[index].seat, wire, words)
+
+
+def test_message_out_of_turn_is_blamed_on_its_signer(game: Table) -> None:
+    index = find(game, "shares")
+    intruder = (envelopes(game)[index].seat + 1) % 4
+    wire = forge(game, index, lambda b: None, seat=intruder)
+    exc = replay_until_refused(game, index, wire)
+    blamed(exc, intruder, wire, "out of turn")
+
+
+def test_altered_bytes_blame_nobody(game: Table) -> None:
+    index = find(game, "play")
+    original = game.wires[index]
+    wire = original[:-1] + bytes([original[-1] ^ 1])
+    exc = replay_until_refused(game, index, wire)
+    assert isinstance(exc, UnattributedMessage)
+
+
+def test_own_illegal_choice_is_a_local_error() -> None:
+    table = make_table(one_deal(3), seed=b"local")
+    bot = Bot(contract=Contract.PRISE)
+    while table.peers[0].hand.phase is not Phase.BIDDING or table.peers[0].hand.hand == 0:
+        step(table, bot)
+    sender = table.peers[0].expected_sender()
+    assert sender is not None
+    peer = table.peers[sender]
+    head = peer.transcript.head
+    with pytest.raises(LocalProtocolError):
+        peer.act(a.PLAY[0])
+    other = table.peers[(sender + 1) % 3]
+    assert other.next_message() is None
+    assert peer.transcript.head == head
+
+
+def test_false_trump_in_the_ecart_is_exposed_and_blamed_on_the_taker() -> None:
+    table = make_table(one_deal(4), seed=b"tamper")
+    bot = Bot(contract=Contract.GARDE, seed=11)
+    while table.peers[0].hand.phase is not Phase.ECART:
+        step(table, bot)
+    hand = table.peers[0].hand
+    taker_seat = hand.expected_sender()
+    assert taker_seat is not None
+    taker = table.peers[taker_seat]
+    legal = [x.card for x in taker.legal_actions() if isinstance(x, a.Discard)]
+    chosen = 0
+    for c in legal[:6]:
+        chosen |= 1 << c
+    honest = taker.discard(chosen)
+    # The taker forges: one of his discarded non-trumps is "shown" as a trump, with the
+    # correct decryption share (he knows his key), so only its opening can expose it.
+    roster = {taker_seat: table.keys[taker_seat].public_key()}
+    env = open_envelope(honest, table_id=taker.table_id, roster=roster)
+    msg = load_body("ecart", env.body)
+    assert isinstance(msg, Ecart)
+    base = 78
+    liar = next(j for j in msg.discard if not (TRUMP_MASK >> taker._cards[base + j]) & 1)
+    trumps = tuple(sorted({*msg.trumps, liar}))
+    x = taker._x
+    assert x is not None
+    shown = [Ciphertext.from_bytes(msg.deck[66 * j : 66 * (j + 1)]) for j in trumps]
+    ctx = hand.context("ecart", taker_seat)
+    shares, proof = prove_shares(x, shown, ctx, DeterministicRandom(b"forger"))
+    forged = dataclasses.replace(
+        msg,
+        trumps=trumps,
+        d=b"".join(point_to_bytes(p) for p in shares),
+        dproof=proof.to_bytes(),
+    )
+    wire = seal(
+        table.keys[taker_seat],
+        table_id=env.table_id,
+        hand=env.hand,
+        seq=env.seq,
+        seat=taker_seat,
+        prev=env.prev,
+        kind="ecart",
+        body=dump_body(forged),
+    ).wire
+    others = [p for p in (*table.peers, table.observer) if p is not taker]
+    for p in others:
+        p.receive(wire)
+    # The defenders open the taker's kept cards and the "trumps"; the last one exposes him.
+    exposed: list[CheatExposed] = []
+    while True:
+        sender = others[0].expected_sender()
+        if sender is None:
+            break
+        try:
+            out = table.peers[sender].next_message()
+        except CheatExposed as exc:
+            exposed.append(exc)
+            out = exc.outgoing
+        assert out is not None
+        for p in others:
+            if p.seat != sender:
+                try:
+                    p.receive(out)
+                except CheatExposed as exc:
+                    exposed.append(exc)
+    assert len(exposed) == len(others)
+    for exc in exposed:
+        assert exc.seat == taker_seat and "as a trump" in exc.reason
+        assert exc.evidence[0] == wire

@@ -56,13 +56,12 @@ def run(players: int, hands: int) -> dict[str, object]:
     keys = [Ed25519PrivateKey.generate() for _ in range(players)]
     roster = [k.public_key() for k in keys]
     table_id = hashlib.sha256(b"bench").digest()
-    binding = hashlib.sha256(config.canonical_bytes()).digest()
     names = [f"P{i}" for i in range(players)]
     peers = [
-        Peer(config, table_id, binding, roster, names, seat=i, identity=k, rng=SecretsRandom())
+        Peer(config, table_id, roster, names, seat=i, identity=k, rng=SecretsRandom())
         for i, k in enumerate(keys)
     ]
-    observer = Peer(config, table_id, binding, roster, names)
+    observer = Peer(config, table_id, roster, names)
     spent = [0.0] * (players + 1)
     wire_bytes: Counter[int] = Counter()
     messages: Counter[int] = Counter()

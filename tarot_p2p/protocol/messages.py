@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from tarot_p2p.protocol.codec import Bytes, Kind, ListOf, Schema, SchemaError, UInt, Value
+from tarot_p2p.protocol.codec import Bytes, Kind, ListOf, Schema, SchemaError, Text, UInt, Value
 
 POINT: Final = 33
 CIPHERTEXT: Final = 66
@@ -30,6 +30,15 @@ _ACTION = ListOf(UInt(maximum=(1 << 16) - 1), max_len=32)
 _PROOF = Bytes(1, MAX_PROOF)
 _DLEQ = Bytes(PROOF)
 _SHARES = Bytes(0, POINT * MAX_SLOTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """The table as created: the rules, the seats' identity keys and the players' names."""
+
+    config: bytes
+    roster: tuple[bytes, ...]
+    names: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +109,9 @@ class Score:
     scores: tuple[int, ...]
 
 
-Message: TypeAlias = Key | Shuffle | Shares | PetitSec | Act | Ecart | Poignee | Play | Score
+Message: TypeAlias = (
+    Setup | Key | Shuffle | Shares | PetitSec | Act | Ecart | Poignee | Play | Score
+)
 
 _SCHEMAS: Final[dict[str, Schema[object]]] = {}
 _TYPE_OF: Final[dict[type, str]] = {}
@@ -111,6 +122,15 @@ def _register(name: str, cls: type, fields: dict[str, tuple[str, Kind]]) -> None
     _TYPE_OF[cls] = name
 
 
+_register(
+    "table",
+    Setup,
+    {
+        "config": ("config", Bytes(1, 4096)),
+        "roster": ("roster", ListOf(Bytes(32), max_len=5, min_len=2)),
+        "names": ("names", ListOf(Text(64), max_len=5, min_len=2)),
+    },
+)
 _register("key", Key, {"y": ("y", Bytes(POINT)), "pok": ("pok", _DLEQ)})
 _register(
     "shuffle",

@@ -39,8 +39,14 @@ from tarot_p2p.crypto.shares import decryption_share, prove_shares, recover_card
 from tarot_p2p.crypto.shuffle import shuffle_and_prove
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.codec import SchemaError
-from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
-from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation
+from tarot_p2p.protocol.envelope import (
+    DIGEST_LEN,
+    TABLE_ID_LEN,
+    SignedEnvelope,
+    open_envelope,
+    seal,
+)
+from tarot_p2p.protocol.errors import LocalProtocolError, ProtocolError, SeatViolation
 from tarot_p2p.protocol.table import (
     ROUND_TYPE,
     ChienShown,
@@ -51,7 +57,15 @@ from tarot_p2p.protocol.table import (
     TableMachine,
     Violation,
 )
-from tarot_p2p.protocol.transcript import Transcript, Verdict
+from tarot_p2p.protocol.transcript import (
+    FILE_MAGIC,
+    FILE_VERSION,
+    HEADER_LEN,
+    MAX_RECORD_LEN,
+    Transcript,
+    TranscriptFileError,
+    Verdict,
+)
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import TRUMP_MASK, CardSet, card_name, cards_of, mask_of
 from tarot_p2p.rules.config import TableConfig
@@ -86,7 +100,6 @@ class Peer:
         self,
         config: TableConfig,
         table_id: bytes,
-        binding: bytes,
         roster: Sequence[Ed25519PublicKey],
         names: Sequence[str],
         *,
@@ -108,8 +121,9 @@ class Peer:
         self._identity = identity
         self._rng = rng
         self._roster = dict(enumerate(roster))
-        self.transcript = Transcript(table_id, binding)
-        self.table = TableMachine(config, table_id, names)
+        keys = [k.public_bytes_raw() for k in roster]
+        self.table = TableMachine(config, table_id, keys, names)
+        self.transcript = Transcript(table_id, self.table.binding)
         self._seq = 0
         self._reset_secrets()
 
@@ -232,6 +246,11 @@ class Peer:
 
     # ------------------------------------------------------------------ sending
 
+    @property
+    def binding(self) -> bytes:
+        """The transcript binding (what a transcript file's header must hold)."""
+        return self.table.binding
+
     def next_message(self) -> bytes | None:
         """The message the protocol dictates now, or ``None`` (not our turn, or a decision)."""
         if not self.my_turn():
@@ -241,7 +260,9 @@ class Peer:
         seat = self.seat
         assert seat is not None and self._rng is not None
         message: m.Message
-        if phase is Phase.KEYS:
+        if phase is Phase.SETUP:
+            message = self.table.setup
+        elif phase is Phase.KEYS:
             self._x, share = make_key_share(key_context(self.table_id, hand.hand, seat), self._rng)
             message = m.Key(point_to_bytes(share.y), share.proof.to_bytes())
         elif phase is Phase.SHUFFLE:
@@ -389,3 +410,67 @@ class Peer:
 
 def _cts(deck: Sequence[Ciphertext]) -> bytes:
     return b"".join(ct.to_bytes() for ct in deck)
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """What replaying a transcript file found (see :func:`replay_file`)."""
+
+    observer: Peer
+    accepted: int
+    """Records accepted, in order; record number ``accepted`` is the one that failed."""
+    error: ProtocolError | None
+    """Why the replay stopped early (a :class:`SeatViolation` names its seat), or ``None``."""
+    torn_tail: int
+    """Bytes of an incomplete last record (a crash while writing), ignored."""
+
+
+def replay_file(data: bytes) -> Replay:
+    """Replay a saved transcript through an observer, for ``tarot-p2p audit``.
+
+    The rules, roster and names come from the first record (the set-up message), checked
+    against the header's binding; then every record goes through :meth:`Peer.receive` —
+    signature, turn, digest chain, schema, proofs, rules, scores — and the replay stops at
+    the first one refused. A file cut short (an aborted hand) replays up to its end; the
+    observer's ``expected_sender()`` then names the seat that was to speak. Raises
+    :class:`~.transcript.TranscriptFileError` when the file or its set-up is unusable.
+    """
+    if len(data) < HEADER_LEN or not data.startswith(FILE_MAGIC):
+        raise TranscriptFileError("not a tarot-p2p transcript file")
+    if int.from_bytes(data[len(FILE_MAGIC) : len(FILE_MAGIC) + 2], "big") != FILE_VERSION:
+        raise TranscriptFileError("unsupported transcript file version")
+    table_id = data[len(FILE_MAGIC) + 2 : len(FILE_MAGIC) + 2 + TABLE_ID_LEN]
+    records: list[bytes] = []
+    offset = HEADER_LEN
+    while len(data) - offset >= 4:
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        if not 0 < length <= MAX_RECORD_LEN:
+            raise TranscriptFileError(f"record {len(records)}: bad length {length}")
+        if len(data) - offset - 4 < length:
+            break
+        records.append(data[offset + 4 : offset + 4 + length])
+        offset += 4 + length
+    observer = _observer_for(table_id, data[HEADER_LEN - DIGEST_LEN : HEADER_LEN], records)
+    for index, wire in enumerate(records):
+        try:
+            observer.receive(wire)
+        except ProtocolError as exc:
+            return Replay(observer, index, exc, len(data) - offset)
+    return Replay(observer, len(records), None, len(data) - offset)
+
+
+def _observer_for(table_id: bytes, binding: bytes, records: list[bytes]) -> Peer:
+    try:
+        first = open_envelope(records[0], table_id=table_id, roster=None)
+        if first.kind != "table":
+            raise ValueError("the first record is not the table set-up")
+        setup = m.load_body("table", first.body)
+        assert isinstance(setup, m.Setup)
+        config = TableConfig.from_canonical_bytes(setup.config)
+        roster = [Ed25519PublicKey.from_public_bytes(k) for k in setup.roster]
+        observer = Peer(config, table_id, roster, setup.names)
+    except (IndexError, ValueError, ProtocolError) as exc:
+        raise TranscriptFileError(f"unusable table set-up: {exc}") from None
+    if observer.binding != binding:
+        raise TranscriptFileError("the set-up does not match the file's binding")
+    return observer

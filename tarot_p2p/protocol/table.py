@@ -44,6 +44,7 @@ Nothing changes in the machine when :meth:`apply` raises.
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -51,7 +52,7 @@ from typing import Any, Final
 from tarot_p2p.crypto.deck import initial_deck
 from tarot_p2p.crypto.elgamal import Ciphertext
 from tarot_p2p.crypto.errors import CryptoError
-from tarot_p2p.crypto.fiat_shamir import ProofContext
+from tarot_p2p.crypto.fiat_shamir import ProofContext, frame
 from tarot_p2p.crypto.group import Point, point_from_bytes, sum_points
 from tarot_p2p.crypto.keys import KeyShare, key_context, verify_key
 from tarot_p2p.crypto.shares import recover_card, verify_shares
@@ -78,10 +79,14 @@ from tarot_p2p.rules.state import IllegalAction, IncompleteInformation, State, f
 from tarot_p2p.rules.state import Phase as EnginePhase
 
 DEALT_SLOTS: Final = 78
+HOST: Final = 0
+"""The seat that created the table and sends the set-up message."""
+BINDING_TAG: Final = b"tarot-p2p/binding/v1\x00"
 """Slots ``0..77`` are the dealt deck; the taker's deck starts at this slot."""
 
 
 class Phase(enum.Enum):
+    SETUP = "setup"
     KEYS = "keys"
     SHUFFLE = "shuffle"
     DRAW = "draw"
@@ -99,6 +104,7 @@ class Phase(enum.Enum):
 
 
 ROUND_TYPE: Final[dict[Phase, str]] = {
+    Phase.SETUP: "table",
     Phase.KEYS: "key",
     Phase.SHUFFLE: "shuffle",
     Phase.DRAW: "shares",
@@ -126,6 +132,7 @@ CLEAR_ACTIONS: Final[dict[Phase, tuple[type, ...]]] = {
 """Engine actions an ``action`` message may carry in each phase (they show no hidden card)."""
 
 NEXT: Final[dict[Phase, Phase | None]] = {
+    Phase.SETUP: Phase.KEYS,
     Phase.KEYS: Phase.SHUFFLE,
     Phase.SHUFFLE: None,
     Phase.DRAW: None,
@@ -205,14 +212,25 @@ def draw_order(card: int) -> tuple[int, int, int]:
 class HandMachine:
     """One hand of the table: hand 0 draws the first dealer, later hands are deals."""
 
-    def __init__(self, config: TableConfig, table_id: bytes, hand: int, dealer: int) -> None:
+    def __init__(
+        self,
+        config: TableConfig,
+        table_id: bytes,
+        hand: int,
+        dealer: int,
+        setup: m.Setup | None = None,
+    ) -> None:
+        """Hand 0 takes the ``setup`` message the host must send first; later hands none."""
+        if (hand == 0) != (setup is not None):
+            raise ValueError("hand 0, and only hand 0, starts with the set-up message")
         self.config = config
         self.table_id = table_id
         self.hand = hand
         self.dealer = dealer
         self.seats = config.seats
-        self.phase = Phase.KEYS
-        self._round: list[int] = list(range(self.seats))
+        self.setup = setup
+        self.phase = Phase.KEYS if setup is None else Phase.SETUP
+        self._round: list[int] = list(range(self.seats)) if setup is None else [HOST]
         self.key_shares: list[Point] = []
         self.joint_key: Point | None = None
         self.deck: list[Ciphertext] = []
@@ -328,7 +346,7 @@ class HandMachine:
         self.phase = phase
         if phase is Phase.ECART:
             self.taker_input = (*self.holding[self._taker()], *self.chien_slots)
-        elif phase in (Phase.SHUFFLE, Phase.SCORE):
+        elif phase in (Phase.KEYS, Phase.SHUFFLE, Phase.SCORE):
             self._round = list(range(self.seats))
         elif phase in (Phase.DRAW, Phase.DEAL, Phase.CHIEN, Phase.ECART_SHARES, Phase.REVEAL):
             self._round = [s for s in range(self.seats) if self.share_slots(s)]
@@ -381,6 +399,10 @@ class HandMachine:
         return Phase.PLAY
 
     # ------------------------------------------------------------------ handlers
+
+    def _on_setup(self, seat: int, msg: m.Setup, events: list[Event]) -> None:
+        if msg != self.setup:
+            raise Violation("the set-up differs from the table this peer joined")
 
     def _on_key(self, seat: int, msg: m.Key, events: list[Event]) -> None:
         try:
@@ -650,6 +672,7 @@ class HandMachine:
 
 
 _HANDLERS: Final[dict[str, Callable[[HandMachine, int, Any, list[Event]], None]]] = {
+    "table": HandMachine._on_setup,
     "key": HandMachine._on_key,
     "shuffle": HandMachine._on_shuffle,
     "shares": HandMachine._on_shares,
@@ -662,14 +685,30 @@ _HANDLERS: Final[dict[str, Callable[[HandMachine, int, Any, list[Event]], None]]
 }
 
 
-class TableMachine:
-    """The whole table: the draw (hand 0), then hands until the score sheet is over."""
+def binding(setup: m.Setup) -> bytes:
+    """The transcript's ``binding`` (wire.md §4.2): SHA-256 of ``BINDING_TAG`` followed by
+    the set-up message's fields, each framed (4-byte big-endian length, then the bytes):
+    the configuration's canonical bytes, each roster key, each name in UTF-8."""
+    h = hashlib.sha256(BINDING_TAG)
+    for part in (setup.config, *setup.roster, *(n.encode("utf-8") for n in setup.names)):
+        h.update(frame(part))
+    return h.digest()
 
-    def __init__(self, config: TableConfig, table_id: bytes, names: Sequence[str]) -> None:
+
+class TableMachine:
+    """The whole table: set-up and dealer draw (hand 0), then hands until the sheet is over."""
+
+    def __init__(
+        self, config: TableConfig, table_id: bytes, roster: Sequence[bytes], names: Sequence[str]
+    ) -> None:
+        if len(roster) != config.seats or len(names) != config.seats:
+            raise ValueError(f"a {config.seats}-seat table needs {config.seats} keys and names")
         self.config = config
         self.table_id = table_id
         self.names = tuple(names)
-        self.hand = HandMachine(config, table_id, 0, 0)
+        self.setup = m.Setup(config.canonical_bytes(), tuple(roster), self.names)
+        self.binding = binding(self.setup)
+        self.hand = HandMachine(config, table_id, 0, 0, self.setup)
         self.sheet: ScoreSheet | None = None
 
     @property

@@ -42,13 +42,11 @@ def make_table(config: TableConfig, seed: bytes = b"t") -> Table:
     ]
     roster = [k.public_key() for k in keys]
     table_id = hashlib.sha256(b"table" + seed).digest()
-    binding = hashlib.sha256(config.canonical_bytes()).digest()
     names = [f"P{i}" for i in range(config.seats)]
     peers = [
         Peer(
             config,
             table_id,
-            binding,
             roster,
             names,
             seat=i,
@@ -57,7 +55,7 @@ def make_table(config: TableConfig, seed: bytes = b"t") -> Table:
         )
         for i in range(config.seats)
     ]
-    observer = Peer(config, table_id, binding, roster, names)
+    observer = Peer(config, table_id, roster, names)
     return Table(config, keys, peers, observer, events=[[] for _ in range(config.seats + 1)])
 
 

@@ -21,8 +21,9 @@ from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
 from tarot_p2p.protocol.messages import Ecart, dump_body, load_body
-from tarot_p2p.protocol.peer import CheatExposed, Peer
+from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase
+from tarot_p2p.protocol.transcript import TranscriptFileError, file_header
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import TRUMP_MASK
 from tarot_p2p.rules.scoring import Contract
@@ -40,7 +41,7 @@ def fresh_observer(table: Table) -> Peer:
     o = table.observer
     roster = [k.public_key() for k in table.keys]
     names = [f"P{i}" for i in range(table.config.seats)]
-    return Peer(table.config, o.table_id, o.transcript.binding, roster, names)
+    return Peer(table.config, o.table_id, roster, names)
 
 
 def envelopes(table: Table) -> list[SignedEnvelope]:
@@ -112,7 +113,7 @@ def swap_first_two(field: str, size: int) -> Callable[[dict[str, Any]], None]:
         ("shares", 1, swap_first_two("d", 33), "deal"),
         ("key", 3, lambda b: b.update(pok=bytes(32) + b["pok"][32:]), "key share"),
         ("score", 2, lambda b: b.update(scores=[b["scores"][0] + 1, *b["scores"][1:]]), "score"),
-        ("play", 5, lambda b: b.update(slot=(b["slot"] + 1) % 78), "slot"),
+        ("play", 5, lambda b: b.update(slot=9), "not an unplayed card"),  # a chien slot
         ("action", 0, lambda b: b.update(action=[7, 0]), "in the clear"),
         ("action", 1, lambda b: b.update(action=[1, 9]), "action"),
         ("ecart", 0, lambda b: b.update(discard=[0, 0, 1, 2, 3, 4]), "écart"),
@@ -229,3 +230,40 @@ def test_false_trump_in_the_ecart_is_exposed_and_blamed_on_the_taker() -> None:
     for exc in exposed:
         assert exc.seat == taker_seat and "as a trump" in exc.reason
         assert exc.evidence[0] == wire
+
+
+def transcript_file(table: Table, wires: list[bytes]) -> bytes:
+    o = table.observer
+    records = b"".join(len(w).to_bytes(4, "big") + w for w in wires)
+    return file_header(o.table_id, o.binding) + records
+
+
+def test_saved_transcript_replays_to_the_same_sheet(game: Table) -> None:
+    replay = replay_file(transcript_file(game, game.wires) + b"\x00\x00")
+    assert replay.error is None and replay.accepted == len(game.wires)
+    assert replay.torn_tail == 2
+    sheet = replay.observer.table.sheet
+    assert sheet is not None and game.observer.table.sheet is not None
+    assert sheet.lines == game.observer.table.sheet.lines
+
+
+def test_tampered_transcript_fails_at_the_forged_record(game: Table) -> None:
+    index = find(game, "score", nth=1)
+    wires = list(game.wires)
+    wires[index] = forge(game, index, lambda b: b.update(scores=[0] * 4))
+    replay = replay_file(transcript_file(game, wires))
+    assert replay.accepted == index
+    assert isinstance(replay.error, SeatViolation)
+    assert replay.error.seat == envelopes(game)[index].seat
+
+
+def test_aborted_transcript_names_who_was_to_speak(game: Table) -> None:
+    index = find(game, "play", nth=10)
+    replay = replay_file(transcript_file(game, game.wires[:index]))
+    assert replay.error is None
+    assert replay.observer.expected_sender() == envelopes(game)[index].seat
+
+
+def test_file_without_set_up_is_unusable(game: Table) -> None:
+    with pytest.raises(TranscriptFileError):
+        replay_file(transcript_file(game, game.wires[1:]))

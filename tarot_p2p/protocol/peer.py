@@ -215,7 +215,7 @@ class Peer:
         """Update private knowledge from what the public machine just accepted."""
         assert self.seat is not None
         out: list[PeerEvent] = []
-        if self._private is None and hand.engine is not None and self._x is not None:
+        if self.dealt is None and hand.engine is not None and self._x is not None:
             dealt = hand.dealt_slots(self.seat)
             for slot in dealt:
                 ct = hand.deck[slot]

@@ -6,7 +6,7 @@ import pytest
 
 from tarot_p2p.protocol.table import DealerDrawn, HandEnded, Phase, draw_order
 from tarot_p2p.rules.cards import EXCUSE, mask_of, parse_card
-from tarot_p2p.rules.config import FivePlayerMode
+from tarot_p2p.rules.config import AllPass, FivePlayerMode
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
 from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
@@ -67,6 +67,7 @@ def assert_agreement(table: Table) -> None:
         (4, Contract.GARDE_SANS, {}),
         (4, Contract.GARDE_CONTRE, {}),
         (5, Contract.PRISE, {"five_player_mode": FivePlayerMode.DEAD_HAND}),
+        (4, 0, {"all_pass": AllPass.MISERE_DEAL}),
     ],
 )
 def test_full_hand_agreed_and_secret(

@@ -20,13 +20,14 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
-from tarot_p2p.protocol.messages import Ecart, dump_body, load_body
+from tarot_p2p.protocol.messages import Ecart, Play, dump_body, load_body
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import TranscriptFileError, file_header
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import TRUMP_MASK
+from tarot_p2p.rules.cards import TRUMP_MASK, cards_of
 from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.state import Phase as EnginePhase
 from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
 
 
@@ -267,3 +268,44 @@ def test_aborted_transcript_names_who_was_to_speak(game: Table) -> None:
 def test_file_without_set_up_is_unusable(game: Table) -> None:
     with pytest.raises(TranscriptFileError):
         replay_file(transcript_file(game, game.wires[1:]))
+
+
+def cheat_play(peer: Peer, card: int) -> bytes:
+    """Play ``card`` without the peer's own legality check (a modified client)."""
+    peer._private = None  # a cheater does not keep the rules engine honest
+    slot = peer._slot_of(card)
+    d, proof = peer._shares("play", [slot])
+    return peer._send(Play(slot, d, proof))
+
+
+def test_revoke_passes_the_public_checks_and_is_penalised_by_the_audit() -> None:
+    table = make_table(one_deal(4), seed=b"revoke")
+    bot = Bot(contract=Contract.GARDE, seed=5)
+    cheater: Peer | None = None
+    while (sender := table.peers[0].expected_sender()) is not None:
+        peer = table.peers[sender]
+        wire = peer.next_message()
+        if wire is None and peer is cheater:
+            wire = cheat_play(peer, min(cards_of(peer.my_cards())))
+        elif wire is None and cheater is None and peer.hand.phase is Phase.PLAY:
+            private = peer.private_state()
+            assert private is not None
+            if private.phase is EnginePhase.PLAY:
+                illegal = peer.my_cards() & ~private.legal_play_mask()
+                if illegal:
+                    cheater = peer
+                    wire = cheat_play(peer, min(cards_of(illegal)))
+        if wire is None:
+            wire = bot.choose(peer)
+        for other in (*table.peers, table.observer):
+            if other is not peer:
+                other.receive(wire)
+    assert cheater is not None, "the seed must give a chance to revoke"
+    audit = table.observer.hand.audit
+    assert audit is not None and audit.offences
+    assert audit.offences[0].seat == cheater.seat
+    assert audit.outcome is not None and audit.outcome.offender == cheater.seat
+    heads = {p.transcript.head for p in (*table.peers, table.observer)}
+    assert len(heads) == 1
+    sheet = table.observer.table.sheet
+    assert sheet is not None and sheet.lines[0].scores == audit.returns

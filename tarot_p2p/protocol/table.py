@@ -3,8 +3,9 @@
 Theory of operation
 ===================
 
-A table is a sequence of *hands*: hand 0 draws the first dealer, hands 1, 2, ... are deals
-of the game, until the score sheet says the game is over. Each hand is a
+A table is a sequence of *hands*: hand 0 is the set-up (the host's ``table`` message, which
+fixes rules, roster and names) and the draw of the first dealer; hands 1, 2, ... are the
+deals of the game, until the score sheet says the game is over. Each hand is a
 :class:`HandMachine`; :class:`TableMachine` chains them and keeps the agreed score sheet.
 ``protocol/table.md`` is the normative description; this file is its executable form.
 
@@ -35,10 +36,12 @@ open and its card public. A seat's own unplayed cards never get its own share in
 transcript, so nobody else can open them.
 
 Errors. :meth:`apply` raises :class:`Violation` when a message breaks the protocol; the
-caller turns it into an attributed :class:`~tarot_p2p.protocol.errors.SeatViolation`,
-normally against the sender, or against ``Violation.seat`` when a message opens a card that
-proves an earlier message of another seat false (a "trump" in the écart that is not one).
-Nothing changes in the machine when :meth:`apply` raises.
+caller turns it into an attributed :class:`~tarot_p2p.protocol.errors.SeatViolation`
+against the sender. The hand cannot go on after that (a few checks run after a first
+change, e.g. the engine's verdict on a petit sec once the hand is revealed). One case is
+not the sender's fault: a valid message that opens cards proving an *earlier* message of
+another seat false (a "trump" shown in the écart that is not one). That message is
+applied, the phase becomes ``ABORTED`` and :attr:`HandMachine.exposed` names the liar.
 """
 
 from __future__ import annotations
@@ -319,8 +322,8 @@ class HandMachine:
     # ------------------------------------------------------------------ transitions
 
     def apply(self, seat: int, message: m.Message) -> list[Event]:
-        """Check ``message`` from ``seat`` and move on, or raise :class:`Violation` and
-        change nothing (every check runs before the first change)."""
+        """Check ``message`` from ``seat`` and move on, or raise :class:`Violation` (then
+        the hand is dead: see the module docstring)."""
         expected = self.expected_sender()
         if expected is None:
             raise Violation("the hand is over")

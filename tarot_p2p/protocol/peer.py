@@ -146,6 +146,10 @@ class Peer:
     def expected_sender(self) -> int | None:
         return self.table.expected_sender()
 
+    def expected_types(self) -> tuple[str, ...]:
+        """The message kinds the expected sender may send (for logs and abort records)."""
+        return () if self.expected_sender() is None else self.hand.expected_types()
+
     def my_turn(self) -> bool:
         return self.seat is not None and self.expected_sender() == self.seat
 

@@ -20,7 +20,7 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
-from tarot_p2p.protocol.messages import Ecart, Play, dump_body, load_body
+from tarot_p2p.protocol.messages import Ecart, PetitSec, Play, dump_body, load_body
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import TranscriptFileError, file_header
@@ -309,3 +309,43 @@ def test_revoke_passes_the_public_checks_and_is_penalised_by_the_audit() -> None
     assert len(heads) == 1
     sheet = table.observer.table.sheet
     assert sheet is not None and sheet.lines[0].scores == audit.returns
+
+
+def test_two_messages_for_one_slot_are_equivocation(game: Table) -> None:
+    index = find(game, "play", nth=3)
+    observer = fresh_observer(game)
+    for w in game.wires[: index + 1]:
+        observer.receive(w)
+    other = forge(game, index, lambda b: b.update(slot=9))
+    with pytest.raises(SeatViolation) as info:
+        observer.receive(other)
+    assert info.value.seat == envelopes(game)[index].seat
+    assert "equivocation" in info.value.reason
+    assert game.wires[index] in info.value.evidence and other in info.value.evidence
+
+
+def test_false_petit_sec_is_blamed_on_its_sender() -> None:
+    table = make_table(one_deal(4), seed=b"petit")
+    bot = Bot()
+    while table.observer.hand.phase is not Phase.BIDDING:
+        step(table, bot)
+    seat = table.observer.expected_sender()
+    assert seat is not None
+    liar = table.peers[seat]
+    assert a.PETIT_SEC not in liar.legal_actions()
+    with pytest.raises(LocalProtocolError):
+        liar.act(a.PETIT_SEC)
+    d, proof = liar._shares("petit_sec", liar.hand.holding[seat])
+    wire = seal(
+        table.keys[seat],
+        table_id=liar.table_id,
+        hand=1,
+        seq=len([e for e in liar.transcript if e.hand == 1]),
+        seat=seat,
+        prev=liar.transcript.head,
+        kind="petit_sec",
+        body=dump_body(PetitSec(d, proof)),
+    ).wire
+    with pytest.raises(SeatViolation) as info:
+        table.observer.receive(wire)
+    assert info.value.seat == seat and "petit" in info.value.reason

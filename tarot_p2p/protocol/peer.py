@@ -9,7 +9,8 @@ messages — before its bytes are handed to the caller.
 
 How a caller drives it (the net layer, the ``demo`` bots, the tests):
 
-* ``receive(wire)`` for every frame from the table; it returns the events it caused, or
+* ``receive(wire)`` for every frame from the table; it returns the events it caused (those
+  of this seat's own messages are in ``own_events`` after each send), or
   raises :class:`~.errors.UnattributedMessage` (drop the connection that brought it) or
   :class:`~.errors.SeatViolation` (abort the hand, naming the seat, keeping the evidence).
 * ``expected_sender()`` names the seat that must speak next (``None``: game over); the I/O
@@ -70,6 +71,7 @@ from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import TRUMP_MASK, CardSet, card_name, cards_of, mask_of
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.sheet import ScoreSheet
 from tarot_p2p.rules.state import IllegalAction, State, from_hands
 
 
@@ -125,6 +127,9 @@ class Peer:
         self.table = TableMachine(config, table_id, keys, names)
         self.transcript = Transcript(table_id, self.table.binding)
         self._seq = 0
+        self.own_events: list[PeerEvent] = []
+        """The events caused by the last message this seat sent (its own last ``score``
+        ends a hand, its own last ``shares`` may open its cards...)."""
         self._reset_secrets()
 
     def _reset_secrets(self) -> None:
@@ -145,6 +150,11 @@ class Peer:
 
     def expected_sender(self) -> int | None:
         return self.table.expected_sender()
+
+    @property
+    def sheet(self) -> ScoreSheet | None:
+        """The agreed score sheet (``None`` until the first dealer is drawn)."""
+        return self.table.sheet
 
     def expected_types(self) -> tuple[str, ...]:
         """The message kinds the expected sender may send (for logs and abort records)."""
@@ -403,7 +413,7 @@ class Peer:
             body=m.dump_body(message),
         )
         try:
-            self._accept(env)
+            self.own_events = self._accept(env)
         except CheatExposed as exc:
             exc.outgoing = env.wire
             raise

@@ -105,6 +105,7 @@ def step(table: Table, bot: Bot, tamper: Tamper | None = None) -> bool:
     if wire is None:
         wire = bot.choose(peer)
     table.wires.append(wire)
+    table.events[sender].extend(peer.own_events)
     delivered = tamper(sender, wire) if tamper else wire
     for other in (*table.peers, table.observer):
         if other is not peer:

@@ -86,8 +86,9 @@ def test_full_hand_agreed_and_secret(
     record = hand.record()
     for p in table.peers:
         assert p.dealt == record.hands[p.seat or 0]
-    (ended,) = [e for e in table.events[-1] if isinstance(e, HandEnded) and e.hand == 1]
-    assert ended.scores == line.scores
+    for events in table.events:  # every seat and the observer saw the hand end, once
+        (ended,) = [e for e in events if isinstance(e, HandEnded) and e.hand == 1]
+        assert ended.scores == line.scores
 
 
 def test_all_pass_is_a_void_deal() -> None:

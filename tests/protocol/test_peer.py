@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tarot_p2p.crypto.elgamal import Ciphertext
 from tarot_p2p.crypto.group import point_to_bytes
@@ -349,3 +351,48 @@ def test_false_petit_sec_is_blamed_on_its_sender() -> None:
     with pytest.raises(SeatViolation) as info:
         table.observer.receive(wire)
     assert info.value.seat == seat and "petit" in info.value.reason
+
+
+FUZZ_KINDS = ("key", "shuffle", "shares", "action", "play", "score")
+
+values = st.one_of(
+    st.binary(max_size=80),
+    st.integers(min_value=-(2**63), max_value=2**64 - 1),
+    st.lists(st.integers(min_value=0, max_value=200), max_size=8),
+    st.text(max_size=8),
+    st.none(),
+)
+
+
+@pytest.fixture(scope="module")
+def positioned(game: Table) -> dict[str, tuple[Peer, int]]:
+    """For each fuzzed kind, an observer that has accepted everything before one such
+    message (the checks of these kinds all run before the state changes)."""
+    out = {}
+    for kind in FUZZ_KINDS:
+        index = find(game, kind, nth=1)
+        observer = fresh_observer(game)
+        for w in game.wires[:index]:
+            observer.receive(w)
+        out[kind] = (observer, index)
+    return out
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(kind=st.sampled_from(FUZZ_KINDS), key_pick=st.integers(0, 7), value=values)
+def test_any_forged_body_is_refused_with_a_protocol_error(
+    game: Table, positioned: dict[str, tuple[Peer, int]], kind: str, key_pick: int, value: object
+) -> None:
+    observer, index = positioned[kind]
+    body = envelopes(game)[index].body
+    keys = sorted(body)
+    key = keys[key_pick % len(keys)] if key_pick < 6 else "junk"
+    if key != "junk" and body[key] == value:
+        return
+    wire = forge(game, index, lambda b: b.__setitem__(key, value))
+    with pytest.raises(SeatViolation) as info:
+        observer.receive(wire)
+    assert info.value.seat == envelopes(game)[index].seat
+    assert observer.transcript.head == game.observer.transcript.digest_after(index)

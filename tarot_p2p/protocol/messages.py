@@ -127,8 +127,8 @@ _register(
     Setup,
     {
         "config": ("config", Bytes(1, 4096)),
-        "roster": ("roster", ListOf(Bytes(32), max_len=5, min_len=2)),
-        "names": ("names", ListOf(Text(64), max_len=5, min_len=2)),
+        "roster": ("roster", ListOf(Bytes(32), max_len=5, min_len=3)),
+        "names": ("names", ListOf(Text(64), max_len=5, min_len=3)),
     },
 )
 _register("key", Key, {"y": ("y", Bytes(POINT)), "pok": ("pok", _DLEQ)})

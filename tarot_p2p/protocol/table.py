@@ -704,6 +704,8 @@ class TableMachine:
     def __init__(
         self, config: TableConfig, table_id: bytes, roster: Sequence[bytes], names: Sequence[str]
     ) -> None:
+        if config.players not in (3, 4, 5):
+            raise ValueError("the network protocol plays three, four or five seats")
         if len(roster) != config.seats or len(names) != config.seats:
             raise ValueError(f"a {config.seats}-seat table needs {config.seats} keys and names")
         self.config = config

@@ -68,7 +68,6 @@ from tarot_p2p.rules.cards import (
     EXCUSE,
     RANK_OF,
     SUIT_OF,
-    TRUMP_MASK,
     TRUMP_SUIT,
     CardSet,
     card_name,
@@ -366,8 +365,6 @@ class HandMachine:
             chien = self._cards_of(self.chien_slots)
             self.engine.reveal_chien(chien)
             events.append(ChienShown(chien))
-        elif self.phase is Phase.ECART_SHARES:
-            self._apply_discards(events)
         elif self.phase is Phase.REVEAL:
             self._final_count()
         elif self.phase is Phase.SCORE:
@@ -397,7 +394,6 @@ class HandMachine:
         if engine.phase is EnginePhase.CALL:
             return Phase.CALL
         if engine.phase is EnginePhase.DISCARD:
-            self.chien_slots = tuple(p for p, d in enumerate(self.pattern) if d == CHIEN)
             return Phase.CHIEN
         return Phase.PLAY
 
@@ -485,19 +481,24 @@ class HandMachine:
         shares = self._take_shares(seat, self.phase.value, slots, msg.d, msg.proof)
         self._store(seat, shares, events)
         if self.phase is Phase.ECART_SHARES and len(self._round) == 1:
-            self._check_shown_trumps()
+            self._apply_discards(events)
 
-    def _check_shown_trumps(self) -> None:
-        """The shown écart cards are open now: each must be a trump, or the taker lied.
+    def _apply_discards(self, events: list[Event]) -> None:
+        """The shown écart cards are open now: the engine takes the écart, one discard per
+        output index, ascending — the card when shown, ``HIDDEN`` otherwise.
 
-        The message that opened them is valid, so it stays applied; the hand is aborted
-        with the blame on the taker (:attr:`exposed`)."""
-        for slot in self.shown_slots:
-            card = self.cards[slot]
-            if not (TRUMP_MASK >> card) & 1:
+        If it refuses a shown card (not a trump, or an oudler), the taker lied in his
+        ``ecart``; the message that opened the cards is valid and stays applied, and the
+        hand is aborted with the blame on the taker (:attr:`exposed`)."""
+        taker = self._taker()
+        for slot in self.discard_slots:
+            card = self.cards.get(slot, a.HIDDEN)
+            try:
+                self._engine_apply(taker, a.DISCARD[card], events)
+            except Violation as v:
                 self.exposed = Violation(
-                    f"the écart shows {card_name(card)} as a trump",
-                    seat=self._taker(),
+                    f"the écart shows {card_name(card)}: {v.reason}",
+                    seat=taker,
                     evidence_type="ecart",
                 )
                 self.phase = Phase.ABORTED
@@ -606,12 +607,6 @@ class HandMachine:
         nxt = NEXT[Phase.ECART]
         assert nxt is not None
         self._enter(nxt, events)
-
-    def _apply_discards(self, events: list[Event]) -> None:
-        taker = self._taker()
-        for slot in self.discard_slots:
-            card = self.cards.get(slot, a.HIDDEN)
-            self._engine_apply(taker, a.DISCARD[card], events)
 
     def _on_score(self, seat: int, msg: m.Score, events: list[Event]) -> None:
         if msg.scores != self.scores:

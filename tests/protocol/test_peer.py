@@ -231,7 +231,7 @@ def test_false_trump_in_the_ecart_is_exposed_and_blamed_on_the_taker() -> None:
                     exposed.append(exc)
     assert len(exposed) == len(others)
     for exc in exposed:
-        assert exc.seat == taker_seat and "as a trump" in exc.reason
+        assert exc.seat == taker_seat and "ecart-shown" in exc.reason
         assert exc.evidence[0] == wire
 
 

@@ -121,3 +121,35 @@ def play_game(table: Table, bot: Bot, tamper: Tamper | None = None) -> None:
 
 def one_deal(players: int, **options: object) -> TableConfig:
     return TableConfig(players=players, game_end=GameEnd.DEALS, game_length=1, **options)  # type: ignore[arg-type]
+
+
+class RiggedRandom(DeterministicRandom):
+    """A seeded source whose 78-card permutations after the first ``skip`` come from
+    ``rig()``: with every shuffler rigged (the others to the identity), a test chooses the
+    deal. It shows the other side of the model too: one honest shuffler is enough."""
+
+    def __init__(self, seed: bytes, rig: Callable[[], list[int]], skip: int = 1) -> None:
+        super().__init__(seed)
+        self._rig = rig
+        self._skip = skip
+
+    def permutation(self, n: int) -> list[int]:
+        if n != 78:
+            return super().permutation(n)
+        if self._skip:
+            self._skip -= 1
+            return super().permutation(n)
+        return self._rig()
+
+
+def rig_deal(table: Table, deck_for: Callable[[int], list[int]]) -> None:
+    """Make hand 1 deal ``deck_for(dealer)`` (the card at each dealt-deck position)."""
+
+    def chosen() -> list[int]:
+        return deck_for(table.observer.hand.dealer)
+
+    def identity() -> list[int]:
+        return list(range(78))
+
+    for i, peer in enumerate(table.peers):
+        peer._rng = RiggedRandom(b"rigged" + bytes([i]), chosen if i == 0 else identity)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from tarot_p2p.protocol.table import DealerDrawn, HandEnded, Phase, draw_order
-from tarot_p2p.rules.cards import EXCUSE, mask_of, parse_card
+from tarot_p2p.rules.cards import EXCUSE, PETIT, mask_of, parse_card
 from tarot_p2p.rules.config import AllPass, FivePlayerMode
+from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
-from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
+from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, rig_deal, step
 
 
 def check_secrecy(table: Table) -> None:
@@ -24,6 +25,8 @@ def check_secrecy(table: Table) -> None:
     shown = 0
     for _, cards in hand.engine._poignees:
         shown |= cards
+    if hand.void is LineKind.PETIT_SEC:
+        shown |= mask_of(hand.cards.values())  # that whole hand was shown
     for p in table.peers:
         private = mask_of(set(p._cards.values()))
         for q in table.peers:
@@ -151,3 +154,26 @@ def test_a_game_of_two_deals_rotates_the_dealer() -> None:
     assert sheet is not None
     first, second = sheet.lines
     assert second.dealer == (first.dealer + 1) % 3
+
+
+def test_petit_sec_opens_that_hand_only_and_voids_the_deal() -> None:
+    table = make_table(one_deal(4), seed=b"petit-sec")
+    suits = [c for c in range(56) if c % 14 < 10]  # plain suit cards
+
+    def deck_for(dealer: int) -> list[int]:
+        pattern = deal_pattern(table.config, dealer)
+        holder = (dealer + 1) % 4
+        mine = iter([PETIT, *suits[:17]])
+        rest = iter(c for c in range(78) if c != PETIT and c not in suits[:17])
+        return [next(mine) if dest == holder else next(rest) for dest in pattern]
+
+    rig_deal(table, deck_for)
+    play_checked(table, Bot())
+    assert_agreement(table)
+    sheet = table.observer.sheet
+    assert sheet is not None and sheet.lines[0].kind is LineKind.PETIT_SEC
+    hand = table.observer.hand
+    holder = (hand.dealer + 1) % 4
+    opened = {s for s in hand.cards if s < 78}
+    assert opened == set(hand.dealt_slots(holder))
+    assert mask_of(hand.cards[s] for s in opened) == mask_of([PETIT, *suits[:17]])

@@ -396,3 +396,13 @@ def test_any_forged_body_is_refused_with_a_protocol_error(
         observer.receive(wire)
     assert info.value.seat == envelopes(game)[index].seat
     assert observer.transcript.head == game.observer.transcript.digest_after(index)
+
+
+def test_a_relayed_duplicate_is_ignored(game: Table) -> None:
+    observer = fresh_observer(game)
+    for w in game.wires[:40]:
+        observer.receive(w)
+    head = observer.transcript.head
+    assert observer.receive(game.wires[20]) == []
+    assert observer.receive(game.wires[39]) == []
+    assert observer.transcript.head == head

@@ -1,0 +1,186 @@
+"""``tarot-p2p join CODE``: take a seat at a table and play it through terminal prompts.
+
+The join code names the hub, proves its identity and lets you in. When the host runs the
+hub (``tarot-p2p host``), the code also names the host, whose set-up you then accept
+only if the host signed it; with a standalone relay (``--relay``) the code cannot name
+the host: compare the host key fingerprint printed with the table, or pin it with
+``--host-key``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tarot_p2p.cli.terminal import TerminalPolicy
+from tarot_p2p.crypto.shuffle import precompute_tables
+from tarot_p2p.net.framing import LinkError
+from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
+from tarot_p2p.net.link import connect
+from tarot_p2p.net.lobby import LobbyError, clean_name
+from tarot_p2p.net.noise import NoiseError
+from tarot_p2p.net.runner import Outcome, Policy, Timeouts
+from tarot_p2p.net.session import TableFull, join_table, play_seat
+from tarot_p2p.protocol.peer import Peer
+
+
+def default_data_dir() -> Path:
+    return Path(os.environ.get("TAROT_P2P_DATA", Path.home() / ".tarot-p2p"))
+
+
+def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> None:
+    """Options every seated program shares (``host``, ``join``, ``bot``)."""
+    p.add_argument("--name", default=default_name, help="your name at the table")
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="where transcripts and score sheets are kept (default: $TAROT_P2P_DATA "
+        "or ~/.tarot-p2p)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds to wait for a computed message (keys, shuffles, shares) before "
+        "aborting the hand and naming the silent seat (default 60)",
+    )
+    p.add_argument(
+        "--decision-timeout",
+        type=float,
+        default=600.0,
+        help="seconds to wait for a player's decision (bid, card...) (default 600)",
+    )
+    p.add_argument("--verbose", action="store_true", help="log what is ignored and why")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "join", help="join a table and play at the terminal", description=__doc__
+    )
+    add_join_options(p)
+    add_seat_options(p, default_name=None)
+    p.set_defaults(func=run)
+
+
+def add_join_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("code", help="the join code printed by the host or the relay")
+    p.add_argument(
+        "--relay",
+        action="store_true",
+        help="the code is a standalone relay's: it does not name the host",
+    )
+    p.add_argument(
+        "--host-key",
+        help=f"the host key fingerprint to require ({2 * FINGERPRINT_LEN} hex digits)",
+    )
+
+
+def seat_timeouts(args: argparse.Namespace) -> Timeouts:
+    if args.timeout <= 0 or args.decision_timeout <= 0:
+        raise ValueError("timeouts must be positive")
+    return Timeouts(message=args.timeout, decision=args.decision_timeout)
+
+
+def describe_table(peer: Peer) -> str:
+    names = peer.table.setup.names
+    roster = peer.table.setup.roster
+    config = peer.config
+    lines = [
+        f"Table {peer.table_id[:8].hex()}: {config.players} players, "
+        f"{config.game_end.value} {config.game_length}"
+    ]
+    for i, name in enumerate(names):
+        mine = " (you)" if i == peer.member else ""
+        fp = fingerprint(Ed25519PublicKey.from_public_bytes(roster[i])).hex()
+        lines.append(f"  {i}. {name}{mine}  key {fp}")
+    return "\n".join(lines)
+
+
+def report(outcome: Outcome, peer: Peer) -> int:
+    """Print how the game ended and where its records are; the exit code."""
+    files = outcome.files
+    if outcome.finished and peer.sheet is not None:
+        print(peer.sheet.render())
+    elif outcome.abort is not None:
+        print(f"Hand {outcome.abort.hand} aborted ({outcome.abort.kind}): {outcome.abort.reason}")
+        print(f"aborted-hand record: {files.abort}")
+    print(f"transcript: {files.transcript}")
+    print(f"score sheet: {files.sheet}")
+    return 0 if outcome.finished else 1
+
+
+async def _join(
+    code: JoinCode,
+    name: str,
+    policy: Policy,
+    data_dir: Path,
+    timeouts: Timeouts,
+    hub_fingerprint: bytes | None,
+    show: bool,
+) -> int:
+    identity = Ed25519PrivateKey.generate()
+    async with trio.open_nursery() as nursery:
+        # The fixed-base tables (about 2 s) are built while we wait for the other players.
+        nursery.start_soon(_precompute)
+        link = await connect(code, identity)
+        if show:
+            print(f"connected to {code.host}:{code.port}; waiting for the host to seat everyone")
+        peer, _ = await join_table(
+            link, identity, name, code.table_id, hub_fingerprint=hub_fingerprint
+        )
+    if show:
+        print(describe_table(peer))
+    try:
+        outcome = await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)
+    finally:
+        await link.aclose()
+    return report(outcome, peer)
+
+
+async def _precompute() -> None:
+    await trio.to_thread.run_sync(precompute_tables)
+
+
+def run_joiner(args: argparse.Namespace, policy: Policy, *, show: bool) -> int:
+    """Sit at the table of ``args.code`` with ``policy`` deciding; shared by join and bot."""
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    try:
+        code = JoinCode.decode(args.code)
+        timeouts = seat_timeouts(args)
+        name = clean_name(args.name or (getpass.getuser() if show else "bot"))
+        pinned: bytes | None = None
+        if args.host_key:
+            pinned = bytes.fromhex(args.host_key)
+            if len(pinned) != FINGERPRINT_LEN:
+                raise ValueError(f"--host-key is {2 * FINGERPRINT_LEN} hex digits")
+        elif not args.relay:
+            pinned = code.hub_fingerprint
+    except (JoinCodeError, LobbyError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    data_dir = args.data_dir or default_data_dir()
+    try:
+        return trio.run(_join, code, name, policy, data_dir, timeouts, pinned, show)
+    except TableFull as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    except (LinkError, NoiseError, OSError, trio.TooSlowError) as exc:
+        print(f"error: cannot reach the table: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nleft the table", file=sys.stderr)
+        return 130
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_joiner(args, TerminalPolicy(), show=True)

@@ -1,0 +1,195 @@
+"""The lobby: how the host learns who sits, and how each joiner learns the table it joined.
+
+Why a step before the transcript: the set-up message (``protocol/table.md`` §4.1) lists the
+seats' identity keys and names, so the host must collect them first, and a joiner cannot
+build its :class:`~tarot_p2p.protocol.peer.Peer` before it has seen that message. Both
+travel through the hub like everything else.
+
+* A joiner sends one **join request** as soon as its link is up: the msgpack array
+  ``[payload, signature]`` with ``payload`` the fixed-form map ``{"i": bin 32 identity
+  key, "k": "join", "n": str name, "t": bin 32 table id}`` and ``signature`` Ed25519 over
+  ``JOIN_REQUEST_DOMAIN || payload``. The signature shows the sender holds the key it
+  asks to sit with; the table id keeps a request from being replayed at another table.
+  Peers that already play ignore it (it is no envelope of the roster: unattributed).
+* The host seats the first ``players - 1`` distinct identities in the order the hub
+  relayed their requests (a second request with the same key is ignored; a name already
+  taken, ignoring case, gets `` (2)``, `` (3)``... appended), then sends the set-up.
+* A joiner takes the first set-up message (slot ``(0, 0)``, seat 0) whose signature
+  verifies under roster key 0 and which seats its own key under its name (or that name
+  with such a suffix). When the hub runs inside the host (its identity is the host's
+  key), the join code's hub fingerprint must also be roster key 0's: only the host can
+  then have sent it. With a standalone relay the joiner shows the host key's
+  fingerprint, which the players can compare out of band.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tarot_p2p.net.joincode import fingerprint
+from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, decode, encode
+from tarot_p2p.protocol.envelope import open_envelope
+from tarot_p2p.protocol.errors import ProtocolError
+from tarot_p2p.rules.config import TableConfig
+
+JOIN_REQUEST_DOMAIN = b"tarot-p2p/join-request/v1\x00"
+MAX_NAME = 64
+_LIMITS = Limits(max_buffer_size=1024, max_str_len=256, max_bin_len=256, max_map_len=4)
+
+
+class LobbyError(ValueError):
+    """A lobby message that cannot be used (ignored by the receiver)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    identity: bytes
+    kind: str
+    name: str
+    table_id: bytes
+
+
+_REQUEST = Schema(
+    _Request,
+    {
+        "identity": ("i", Bytes(32)),
+        "kind": ("k", Text(8)),
+        "name": ("n", Text(MAX_NAME)),
+        "table_id": ("t", Bytes(32)),
+    },
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRequest:
+    identity: Ed25519PublicKey
+    name: str
+
+
+def clean_name(name: str) -> str:
+    """A player name as the table stores it: trimmed, 1 to 64 characters."""
+    text = " ".join(name.split())
+    if not 0 < len(text) <= MAX_NAME:
+        raise LobbyError(f"a player name has 1 to {MAX_NAME} characters")
+    return text
+
+
+def join_request(identity: Ed25519PrivateKey, name: str, table_id: bytes) -> bytes:
+    payload = encode(
+        {
+            "i": identity.public_key().public_bytes_raw(),
+            "k": "join",
+            "n": clean_name(name),
+            "t": table_id,
+        }
+    )
+    return encode([payload, identity.sign(JOIN_REQUEST_DOMAIN + payload)])
+
+
+def read_join_request(wire: bytes, table_id: bytes) -> JoinRequest:
+    """Parse and verify a join request for ``table_id`` (raises :class:`LobbyError`)."""
+    try:
+        outer = decode(wire, _LIMITS)
+        if not (isinstance(outer, list) and len(outer) == 2):
+            raise LobbyError("not [payload, signature]")
+        payload, signature = outer
+        if not isinstance(payload, bytes) or not isinstance(signature, bytes):
+            raise LobbyError("payload and signature are byte strings")
+        request = _REQUEST.load(decode(payload, _LIMITS), "join request")
+    except DecodeError as exc:
+        raise LobbyError(f"join request: {exc}") from None
+    if request.kind != "join" or request.table_id != table_id:
+        raise LobbyError("not a join request for this table")
+    key = Ed25519PublicKey.from_public_bytes(request.identity)
+    try:
+        key.verify(signature, JOIN_REQUEST_DOMAIN + payload)
+    except InvalidSignature:
+        raise LobbyError("join request: bad signature") from None
+    return JoinRequest(key, clean_name(request.name))
+
+
+class Seating:
+    """The host's list of seats, filled from join requests in relay order."""
+
+    def __init__(self, seats: int, host: Ed25519PublicKey, host_name: str) -> None:
+        self.seats = seats
+        self.keys: list[Ed25519PublicKey] = [host]
+        self.names: list[str] = [clean_name(host_name)]
+
+    @property
+    def full(self) -> bool:
+        return len(self.keys) == self.seats
+
+    def offer(self, wire: bytes, table_id: bytes) -> JoinRequest | None:
+        """Seat the sender of ``wire`` if it is a new, valid join request; else ``None``."""
+        if self.full:
+            return None
+        try:
+            request = read_join_request(wire, table_id)
+        except LobbyError:
+            return None
+        raw = request.identity.public_bytes_raw()
+        if any(k.public_bytes_raw() == raw for k in self.keys):
+            return None
+        name = request.name
+        taken = {n.casefold() for n in self.names}
+        suffix = 2
+        while name.casefold() in taken:
+            name = f"{request.name[: MAX_NAME - 6]} ({suffix})"
+            suffix += 1
+        self.keys.append(request.identity)
+        self.names.append(name)
+        return JoinRequest(request.identity, name)
+
+
+@dataclass(frozen=True, slots=True)
+class TableOffer:
+    """A verified set-up message as a joiner sees it."""
+
+    wire: bytes
+    config: TableConfig
+    roster: tuple[Ed25519PublicKey, ...]
+    names: tuple[str, ...]
+    index: int | None
+    """Our position in the roster, ``None`` when the table is full without us."""
+
+
+def read_table_offer(
+    wire: bytes,
+    table_id: bytes,
+    me: Ed25519PublicKey,
+    name: str,
+    hub_fingerprint: bytes | None = None,
+) -> TableOffer:
+    """Check that ``wire`` is the host's set-up (raises :class:`LobbyError` otherwise).
+
+    ``hub_fingerprint``: when given (the hub runs in the host), roster key 0 must match it.
+    """
+    try:
+        env = open_envelope(wire, table_id=table_id, roster=None)
+        if (env.kind, env.hand, env.seq, env.seat) != ("table", 0, 0, 0):
+            raise LobbyError("not a set-up message")
+        setup = m.load_body("table", env.body)
+        assert isinstance(setup, m.Setup)
+        config = TableConfig.from_canonical_bytes(setup.config)
+        roster = tuple(Ed25519PublicKey.from_public_bytes(k) for k in setup.roster)
+        open_envelope(wire, table_id=table_id, roster={0: roster[0]})
+    except (ProtocolError, ValueError, IndexError) as exc:
+        raise LobbyError(f"set-up: {exc}") from None
+    if hub_fingerprint is not None and fingerprint(roster[0]) != hub_fingerprint:
+        raise LobbyError("set-up not signed by the host named in the join code")
+    mine = me.public_bytes_raw()
+    index = next((i for i, k in enumerate(setup.roster) if k == mine), None)
+    if index is not None:
+        given = setup.names[index]
+        wanted = clean_name(name)
+        if given != wanted and not re.fullmatch(
+            re.escape(wanted[: MAX_NAME - 6]) + r" \(\d+\)", given
+        ):
+            raise LobbyError(f"the set-up seats our key under another name ({given!r})")
+    return TableOffer(wire, config, roster, tuple(setup.names), index)

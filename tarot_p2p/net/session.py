@@ -1,0 +1,185 @@
+"""Sitting down at a table: the lobby over a link, then the runner until the game ends.
+
+Why apart from :mod:`.runner`: the runner drives a peer that exists; building one needs
+the set-up (rules, roster, names), which the host assembles from join requests and the
+joiners receive from the host (:mod:`.lobby`). The programs (``host``, ``join``, ``bot``,
+``demo``) and the tests all sit down through these functions, so there is one way to do it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tarot_p2p.crypto.randomness import RandomSource, SecretsRandom
+from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.link import MessageLink
+from tarot_p2p.net.lobby import (
+    JoinRequest,
+    LobbyError,
+    Seating,
+    TableOffer,
+    join_request,
+    read_table_offer,
+)
+from tarot_p2p.net.runner import Outcome, Policy, SeatFiles, TableRunner, Timeouts
+from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.rules.config import TableConfig
+
+log = logging.getLogger(__name__)
+
+
+class TableFull(Exception):
+    """The host seated other players: this identity is not in the set-up."""
+
+
+async def host_table(
+    link: MessageLink,
+    identity: Ed25519PrivateKey,
+    name: str,
+    config: TableConfig,
+    table_id: bytes,
+    *,
+    rng: RandomSource | None = None,
+    on_join: Callable[[JoinRequest], None] | None = None,
+) -> Peer:
+    """Collect join requests until every seat is taken; return the host's peer (seat 0)."""
+    seating = Seating(config.seats, identity.public_key(), name)
+    while not seating.full:
+        request = seating.offer(await link.receive(), table_id)
+        if request is not None and on_join is not None:
+            on_join(request)
+    return Peer(
+        config,
+        table_id,
+        seating.keys,
+        seating.names,
+        seat=0,
+        identity=identity,
+        rng=rng or SecretsRandom(),
+    )
+
+
+async def join_table(
+    link: MessageLink,
+    identity: Ed25519PrivateKey,
+    name: str,
+    table_id: bytes,
+    *,
+    hub_fingerprint: bytes | None = None,
+    rng: RandomSource | None = None,
+) -> tuple[Peer, TableOffer]:
+    """Ask for a seat and wait for the host's set-up; return our peer, set-up accepted.
+
+    ``hub_fingerprint``: the join code's, when the hub runs inside the host (its key then
+    signs the set-up). Raises :class:`TableFull` when the set-up leaves us out.
+    """
+    await link.send(join_request(identity, name, table_id))
+    me = identity.public_key()
+    while True:
+        wire = await link.receive()
+        try:
+            offer = read_table_offer(wire, table_id, me, name, hub_fingerprint)
+        except LobbyError as exc:
+            log.debug("lobby: ignored %s", exc)
+            continue
+        if offer.index is None:
+            raise TableFull("the host seated other players")
+        peer = Peer(
+            offer.config,
+            table_id,
+            offer.roster,
+            offer.names,
+            seat=offer.index,
+            identity=identity,
+            rng=rng or SecretsRandom(),
+        )
+        peer.receive(offer.wire)
+        return peer, offer
+
+
+async def play_seat(
+    peer: Peer,
+    link: MessageLink,
+    policy: Policy,
+    data_dir: Path,
+    identity: Ed25519PrivateKey,
+    *,
+    timeouts: Timeouts | None = None,
+    offload: bool = True,
+) -> Outcome:
+    """Run ``peer`` to the end of the game; its files go under ``data_dir``."""
+    me = identity.public_key().public_bytes_raw()
+    files = SeatFiles.for_table(data_dir, peer.table_id, me)
+    runner = TableRunner(
+        peer, link, policy, files, timeouts=timeouts or Timeouts(), offload=offload
+    )
+    return await runner.run()
+
+
+class HostedHub:
+    """A :class:`Hub` served over TCP that knows how many members are still connected.
+
+    Why: whoever runs the hub (the host, the demo) must keep it up after its own game
+    ends until the other peers have received the last messages and left.
+    """
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.connected = 0
+        self.wire_bytes = 0
+        self._changed = trio.Event()
+
+    async def _handle(self, stream: trio.SocketStream) -> None:
+        self.connected += 1
+        try:
+            await self.hub.handle_stream(_Counting(stream, self))
+        finally:
+            self.connected -= 1
+            self._changed.set()
+            self._changed = trio.Event()
+
+    async def serve(
+        self,
+        host: str,
+        port: int,
+        *,
+        task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Listen on ``host:port`` (0: any free port) and serve until cancelled."""
+        await trio.serve_tcp(self._handle, port, host=host, task_status=task_status)
+
+    async def wait_empty(self) -> None:
+        """Return once no TCP member is connected."""
+        while self.connected:
+            await self._changed.wait()
+
+
+class _Counting(trio.abc.Stream):
+    """A stream that adds every byte it carries, both ways, to ``owner.wire_bytes``."""
+
+    def __init__(self, stream: trio.SocketStream, owner: HostedHub) -> None:
+        self._stream = stream
+        self._owner = owner
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self._stream.send_all(data)
+        self._owner.wire_bytes += len(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self._stream.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        data = await self._stream.receive_some(max_bytes)
+        self._owner.wire_bytes += len(data)
+        return data
+
+    async def send_eof(self) -> None:
+        await self._stream.send_eof()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()

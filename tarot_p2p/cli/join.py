@@ -130,7 +130,7 @@ async def _join(
     identity = Ed25519PrivateKey.generate()
     async with trio.open_nursery() as nursery:
         # The fixed-base tables (about 2 s) are built while we wait for the other players.
-        nursery.start_soon(_precompute)
+        nursery.start_soon(warm_up_crypto)
         link = await connect(code, identity)
         if show:
             print(f"connected to {code.host}:{code.port}; waiting for the host to seat everyone")
@@ -146,7 +146,7 @@ async def _join(
     return report(outcome, peer)
 
 
-async def _precompute() -> None:
+async def warm_up_crypto() -> None:
     await trio.to_thread.run_sync(precompute_tables)
 
 

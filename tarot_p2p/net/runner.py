@@ -195,6 +195,7 @@ def sheet_document(peer: Peer, files: SeatFiles) -> dict[str, Any]:
     sheet = peer.sheet
     return {
         "table_id": peer.table_id.hex(),
+        "config": peer.config.canonical_bytes().decode("ascii"),
         "seat": peer.seat,
         "transcript": str(files.transcript),
         "messages": len(peer.transcript),

@@ -1,0 +1,199 @@
+"""``tarot-p2p host``: create a table, print its join code, seat the players, play seat 0.
+
+By default the hub runs inside this process (its identity is the host's key, so the join
+code also tells the players who the host is) and listens on ``--listen``/``--port``; give
+``--relay CODE`` to go through a standalone relay (``tarot-p2p relay``) instead, whose code
+the players then use with ``join --relay``. The host plays through terminal prompts, or
+lets a bot play for it with ``--bot``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import secrets
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.cli.join import (
+    add_seat_options,
+    default_data_dir,
+    describe_table,
+    report,
+    seat_timeouts,
+    warm_up_crypto,
+)
+from tarot_p2p.cli.terminal import TerminalPolicy
+from tarot_p2p.net.framing import LinkError
+from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
+from tarot_p2p.net.link import MessageLink, connect
+from tarot_p2p.net.lobby import JoinRequest, LobbyError, clean_name
+from tarot_p2p.net.noise import NoiseError
+from tarot_p2p.net.runner import Policy, Timeouts
+from tarot_p2p.net.session import HostedHub, host_table, play_seat
+from tarot_p2p.rules.config import (
+    AllPass,
+    ExcuseLastTrick,
+    FivePlayerMode,
+    GameEnd,
+    Penalty,
+    PetitAuBout,
+    PoigneeBeneficiary,
+    TableConfig,
+)
+
+LINGER = 30.0
+"""Seconds the hosted hub stays up after our game ends, for the others to finish."""
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("host", help="create a table and play at it", description=__doc__)
+    p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
+    length = p.add_mutually_exclusive_group()
+    length.add_argument("--deals", type=int, help="play this many deals")
+    length.add_argument("--rounds", type=int, help="play this many rounds (default 1)")
+    length.add_argument("--points", type=int, help="stop once a total exceeds this")
+    rules = p.add_argument_group("rule variants (default: FFT)")
+    rules.add_argument("--dead-hand", action="store_true", help="five players: the dealer sits out")
+    rules.add_argument("--misere", action="store_true", help="allow misère announcements")
+    rules.add_argument(
+        "--misere-deal", action="store_true", help="all pass: play out, fewest points wins"
+    )
+    rules.add_argument("--petit-chelem", action="store_true", help="score the petit chelem")
+    rules.add_argument(
+        "--excuse-to-winner", action="store_true", help="Excuse in the last trick: to its winner"
+    )
+    rules.add_argument(
+        "--poignee-to-announcer", action="store_true", help="poignée bonus to who showed it"
+    )
+    rules.add_argument(
+        "--fixed-petit-au-bout", action="store_true", help="petit au bout: 10, not multiplied"
+    )
+    rules.add_argument(
+        "--report-only", action="store_true", help="offences found by the audit do not score"
+    )
+    p.add_argument("--bot", action="store_true", help="a bot plays the host's seat")
+    p.add_argument("--seed", default="0", help="with --bot: seed of the bot's choices")
+    p.add_argument("--listen", default="0.0.0.0", help="address the hub listens on")
+    p.add_argument("--port", type=int, default=0, help="port the hub listens on (0: any)")
+    p.add_argument("--advertise", help="host name in the join code (default: this machine's)")
+    p.add_argument("--relay", metavar="CODE", help="use this standalone relay instead of a hub")
+    add_seat_options(p, default_name="Host")
+    p.set_defaults(func=run)
+
+
+def table_config(args: argparse.Namespace) -> TableConfig:
+    """The rules chosen on the command line (raises ``ValueError`` on a bad combination)."""
+    if args.dead_hand and args.players != 5:
+        raise ValueError("--dead-hand needs --players 5")
+    if args.deals is not None:
+        end = (GameEnd.DEALS, args.deals)
+    elif args.points is not None:
+        end = (GameEnd.POINTS, args.points)
+    else:
+        end = (GameEnd.ROUNDS, args.rounds if args.rounds is not None else 1)
+    return TableConfig(
+        players=args.players,
+        five_player_mode=FivePlayerMode.DEAD_HAND if args.dead_hand else FivePlayerMode.CALLED_KING,
+        poignee_beneficiary=PoigneeBeneficiary.ANNOUNCER
+        if args.poignee_to_announcer
+        else PoigneeBeneficiary.WINNER,
+        petit_au_bout=PetitAuBout.FIXED if args.fixed_petit_au_bout else PetitAuBout.MULTIPLIED,
+        excuse_last_trick=ExcuseLastTrick.TO_TRICK_WINNER
+        if args.excuse_to_winner
+        else ExcuseLastTrick.CHANGES_SIDES,
+        misere=args.misere,
+        all_pass=AllPass.MISERE_DEAL if args.misere_deal else AllPass.REDEAL,
+        petit_chelem=args.petit_chelem,
+        penalty=Penalty.REPORT_ONLY if args.report_only else Penalty.LOSE_HAND,
+        game_end=end[0],
+        game_length=end[1],
+    )
+
+
+def local_address() -> str:
+    """This machine's address on the network the default route uses (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+async def _host(
+    args: argparse.Namespace,
+    config: TableConfig,
+    name: str,
+    policy: Policy,
+    timeouts: Timeouts,
+    relay: JoinCode | None,
+) -> int:
+    identity = Ed25519PrivateKey.generate()
+    data_dir: Path = args.data_dir or default_data_dir()
+
+    def joined(request: JoinRequest) -> None:
+        print(f"{request.name} joined", flush=True)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(warm_up_crypto)
+        hosted: HostedHub | None = None
+        link: MessageLink
+        if relay is None:
+            table_id = secrets.token_bytes(TABLE_ID_LEN)
+            hub = Hub(identity, table_id, secrets.token_bytes(SECRET_LEN))
+            hosted = HostedHub(hub)
+            listeners = await nursery.start(hosted.serve, args.listen, args.port)
+            port = listeners[0].socket.getsockname()[1]
+            advertise = args.advertise or (
+                local_address() if args.listen in ("0.0.0.0", "") else args.listen
+            )
+            print(f"hub listening on {args.listen}:{port}", flush=True)
+            print(f"join code: {hub.join_code(advertise, port).encode()}", flush=True)
+            link = hub.local_link()
+        else:
+            table_id = relay.table_id
+            link = await connect(relay, identity)
+            print("connected to the relay; players join with its code and --relay", flush=True)
+        print(f"waiting for {config.players - 1} players...", flush=True)
+        peer = await host_table(link, identity, name, config, table_id, on_join=joined)
+        print(describe_table(peer), flush=True)
+        try:
+            outcome = await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)
+        finally:
+            await link.aclose()
+        code = report(outcome, peer)
+        if hosted is not None:
+            with trio.move_on_after(LINGER):
+                await hosted.wait_empty()
+        nursery.cancel_scope.cancel()
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    try:
+        config = table_config(args)
+        timeouts = seat_timeouts(args)
+        name = clean_name(args.name)
+        relay = JoinCode.decode(args.relay) if args.relay else None
+    except (ValueError, JoinCodeError, LobbyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    policy: Policy = BotPolicy(args.seed) if args.bot else TerminalPolicy()
+    try:
+        return trio.run(_host, args, config, name, policy, timeouts, relay)
+    except (LinkError, NoiseError, OSError, trio.TooSlowError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ntable closed", file=sys.stderr)
+        return 130

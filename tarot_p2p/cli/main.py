@@ -11,7 +11,16 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-COMMAND_MODULES: tuple[str, ...] = ("score", "relay", "play")
+COMMAND_MODULES: tuple[str, ...] = (
+    "score",
+    "relay",
+    "play",
+    "host",
+    "join",
+    "bot",
+    "demo",
+    "audit",
+)
 """Modules of ``tarot_p2p.cli`` that provide sub-commands, in the order ``--help`` lists them."""
 
 

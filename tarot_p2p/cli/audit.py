@@ -1,0 +1,92 @@
+"""``tarot-p2p audit FILE [FILE ...]``: verify saved game transcripts offline.
+
+Every signature, the digest chain, every proof, every rule and every score of each file
+is checked again by the protocol's own observer (:mod:`tarot_p2p.protocol.audit_report`);
+several files of one table must also tell one history. This module only reads the files
+and prints; ``docs/audit.md`` explains the report and the exit status:
+
+0 every file verified and holds a complete game, and the files agree;
+1 a seat signed a message the protocol refuses, or equivocated across files (named);
+2 a file could not be read, or bad usage;
+3 a file holds bytes nobody signed (corrupt), or the files are of different tables;
+4 every record verified but the game is not over (who was to speak is named);
+5 a torn tail: the file ends inside a record (a crash while writing).
+
+With several files the most serious verdict wins (1, then 3, 5, 4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tarot_p2p.protocol.audit_report import (
+    EXIT_CODES,
+    TranscriptReport,
+    audit_file,
+    compare,
+    comparison_json,
+    headline,
+    render,
+    render_comparison,
+    to_json,
+    worst,
+)
+
+UNREADABLE = 2
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "audit",
+        help="verify saved game transcripts: signatures, proofs, rules, scores",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.tp2p)")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the report as JSON")
+    output.add_argument("--quiet", action="store_true", help="print one verdict line per file")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    labels: list[str] = []
+    reports: list[TranscriptReport] = []
+    unreadable: list[tuple[str, str]] = []
+    for name in args.files:
+        try:
+            data = Path(name).read_bytes()
+        except OSError as exc:
+            unreadable.append((name, exc.strerror or str(exc)))
+            continue
+        labels.append(name)
+        reports.append(audit_file(data))
+    comparison = compare(reports) if len(reports) > 1 else None
+    statuses = [r.status for r in reports]
+    if comparison is not None:
+        statuses.append(comparison.status)
+    code = UNREADABLE if unreadable else EXIT_CODES[worst(statuses)]
+    if args.json:
+        document: dict[str, Any] = {
+            "exit_code": code,
+            "files": [{"path": n, **to_json(r)} for n, r in zip(labels, reports, strict=True)],
+            "unreadable": [{"path": n, "error": e} for n, e in unreadable],
+            "comparison": None if comparison is None else comparison_json(comparison),
+        }
+        json.dump(document, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return code
+    for name, error in unreadable:
+        print(f"tarot-p2p audit: cannot read {name}: {error}", file=sys.stderr)
+    for i, (name, report) in enumerate(zip(labels, reports, strict=True)):
+        if args.quiet:
+            print(f"{name}: {headline(report)}")
+        else:
+            print(("\n" if i else "") + render(report, name))
+    if comparison is not None:
+        print(("" if args.quiet else "\n") + render_comparison(comparison, labels, reports))
+    return code

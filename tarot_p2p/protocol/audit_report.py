@@ -1,0 +1,969 @@
+"""Offline audit of saved transcript files: bytes in, report out (sans-IO).
+
+Theory of operation
+===================
+
+A transcript file (``wire.md`` §4.4) holds every message a peer accepted, as signed. Its
+verification is the peer's own receive path: :func:`~.peer.replay_file` checks the set-up
+against the header's binding and builds an observer — the keyless table machine of
+``table.md`` — which then checks every record in order: signature, digest chain, slot,
+schema, turn, proofs, the rules engine, and at the end of each hand the rules audit and
+the score lines that every seat signed. Nothing here re-implements a check; this module
+only drives that observer record by record so that it can say *where* and *why* a file
+stops being valid, keep each hand as it stood when it ended (the deal, now public; the
+contract; the offences the rules audit found), and count what was verified.
+
+Where a file stops, it falls in exactly one of these cases (:class:`Status`), from the
+most to the least serious:
+
+* ``VIOLATION`` — a seat *signed* something the protocol refuses (a false score line, a
+  bad shuffle, an illegal move, two messages for one slot...): the seat is named and its
+  signed records are the evidence; anyone holding the set-up can re-check them.
+* ``CORRUPT`` — bytes nobody provably signed: a record whose signature does not verify or
+  that does not decode, a broken record frame, a record whose digest names a history the
+  file does not hold (one removed or moved), a record stored twice, a header that is not
+  a transcript's. Nobody can be blamed from the file alone.
+* ``TORN_TAIL`` — the file ends inside a record: the writer crashed mid-write (``wire.md``
+  §4.4). What precedes is verified; the report says who was to speak next.
+* ``INCOMPLETE`` — every record verifies but the game is not over (an aborted hand, a
+  peer that stopped): the report names the seat that was expected to speak, and what.
+* ``VALID`` — every record verifies and the game is over.
+
+Offences found by the rules audit (a revoke...) do not make a file invalid: the protocol
+finds them at the end of the hand and every seat signs the score *with* the penalty; the
+report lists them, hand by hand, with the player and the rule.
+
+Several files of one table (one per peer) must tell the same story: each is a prefix of
+the longest, or they *fork*. Two records for the same slot, both validly signed by the
+same seat, are that seat's equivocation (attributed); any other divergence comes from a
+file already reported as corrupt or invalid (:func:`compare`).
+
+Records are numbered from 1 in file order, as the payloads of ``wire.md`` §4.2: record
+``i`` carries ``digest_{i-1}``.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Final
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from tarot_p2p.protocol.envelope import TABLE_ID_LEN, SignedEnvelope, open_envelope
+from tarot_p2p.protocol.errors import ProtocolError, SeatViolation, UnattributedMessage
+from tarot_p2p.protocol.messages import POINT
+from tarot_p2p.protocol.peer import Peer, replay_file
+from tarot_p2p.protocol.table import HandMachine, Phase
+from tarot_p2p.protocol.transcript import (
+    FILE_MAGIC,
+    FILE_VERSION,
+    HEADER_LEN,
+    MAX_RECORD_LEN,
+    TranscriptFileError,
+    TranscriptGap,
+)
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.audit import Offence
+from tarot_p2p.rules.cards import CardSet, card_name, cards_of, mask_of
+from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.scoring import Contract, HandScore, explain_hand
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+
+
+class Status(enum.StrEnum):
+    VALID = "valid"
+    INCOMPLETE = "incomplete"
+    TORN_TAIL = "torn_tail"
+    CORRUPT = "corrupt"
+    VIOLATION = "violation"
+
+
+EXIT_CODES: Final[dict[Status, int]] = {
+    Status.VALID: 0,
+    Status.VIOLATION: 1,
+    Status.CORRUPT: 3,
+    Status.INCOMPLETE: 4,
+    Status.TORN_TAIL: 5,
+}
+"""Exit status of ``tarot-p2p audit`` for each verdict (2 is argparse's usage error, and a
+file that cannot be read)."""
+
+SEVERITY: Final[tuple[Status, ...]] = (
+    Status.VALID,
+    Status.INCOMPLETE,
+    Status.TORN_TAIL,
+    Status.CORRUPT,
+    Status.VIOLATION,
+)
+"""Verdicts from the least to the most serious: several files report the worst."""
+
+SHARE_KINDS: Final = ("shares", "petit_sec", "play", "poignee")
+"""Message kinds that carry one batch of decryption shares and its DLEQ proof."""
+
+CONTRACT_NAMES: Final[dict[Contract, str]] = {
+    Contract.PRISE: "prise",
+    Contract.GARDE: "garde",
+    Contract.GARDE_SANS: "garde sans",
+    Contract.GARDE_CONTRE: "garde contre",
+}
+
+
+def worst(statuses: Sequence[Status]) -> Status:
+    return max(statuses, key=SEVERITY.index, default=Status.VALID)
+
+
+# ---------------------------------------------------------------------- report types
+
+
+@dataclass(frozen=True, slots=True)
+class RecordRef:
+    """One record of a file, as far as its bytes say (unverified unless stated)."""
+
+    record: int | None
+    """1-based record number in the file (``None``: not one of this file's records)."""
+    offset: int | None
+    """Byte offset of its length prefix."""
+    slot: tuple[int, int] | None
+    seat: int | None
+    """The seat its payload claims as sender (signed only where the text says so)."""
+    kind: str | None
+    wire: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Where and why verification stopped, and who (if anyone) is to blame."""
+
+    status: Status
+    reason: str
+    at: RecordRef | None = None
+    """The record that failed (``None`` for a defect of the file as a whole)."""
+    blamed: int | None = None
+    """The seat that signed the offending message (``VIOLATION`` only)."""
+    evidence: tuple[RecordRef, ...] = ()
+    """The blamed seat's signed records that prove it (``VIOLATION`` only)."""
+    expected: tuple[int, tuple[str, ...], int, str] | None = None
+    """Who was to speak when the file ended: (seat, message kinds, hand, phase)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """One hand as the observer saw it when it ended (or when the file stopped)."""
+
+    number: int
+    """0: set-up and seat draw; 1, 2, ...: the deals."""
+    first_record: int
+    last_record: int
+    phase: str
+    """``done`` once agreed; otherwise the phase the hand stopped in."""
+    dealer: int | None
+    draws: tuple[tuple[int, int], ...] = ()
+    """Hand 0: (seat, card) of every draw, redrawn Excuses included."""
+    contract: Contract | None = None
+    taker: int | None = None
+    partner: int | None = None
+    called: int | None = None
+    void: LineKind | None = None
+    hands: tuple[CardSet, ...] | None = None
+    """Each seat's dealt cards (the taker's before the chien), once all were opened."""
+    chien: CardSet | None = None
+    ecart: CardSet | None = None
+    shown: tuple[tuple[int, CardSet], ...] = ()
+    """Cards opened to all before the end: a petit sec hand, poignées."""
+    offences: tuple[Offence, ...] = ()
+    score: HandScore | None = None
+    """The score computed from the opened cards (with the penalty), when a hand was played."""
+    scores: tuple[int, ...] | None = None
+    """The score line, once every seat signed it."""
+    signed_by: tuple[int, ...] = ()
+    """Seats whose ``score`` message for this hand is in the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What the observer verified in the accepted records."""
+
+    signatures: int = 0
+    key_proofs: int = 0
+    shuffle_proofs: int = 0
+    """Shuffles of the deck, and the taker's re-shuffles for the écart."""
+    share_proofs: int = 0
+    decryption_shares: int = 0
+    cards_opened: int = 0
+    moves: int = 0
+    """Engine actions checked by the rules engine (bids, calls, discards, plays...)."""
+    hands_audited: int = 0
+    """Hands whose whole record went through the after-the-fact rules audit."""
+    score_signatures: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A player as the set-up lists him (join order); seats are drawn in hand 0."""
+
+    member: int
+    name: str
+    key: bytes
+    """Raw Ed25519 identity public key, as in the set-up message."""
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptReport:
+    """Everything :func:`audit_file` established about one file."""
+
+    status: Status
+    failure: Failure | None
+    size: int
+    records: int
+    """Complete records in the file."""
+    verified: int
+    """Records accepted, in order, from the first."""
+    table_id: bytes | None = None
+    binding: bytes | None = None
+    head: bytes | None = None
+    """Transcript digest after the verified records."""
+    config: TableConfig | None = None
+    members: tuple[Member, ...] = ()
+    seating: tuple[int, ...] | None = None
+    """The member at each seat, once hand 0 has drawn them."""
+    hands: tuple[HandSummary, ...] = ()
+    sheet: ScoreSheet | None = None
+    tally: Tally = field(default_factory=Tally)
+    torn_tail: int = 0
+    wires: tuple[bytes, ...] = ()
+    """Every complete record's wire bytes (for :func:`compare`)."""
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
+
+    def member_of(self, index: int, hand: int) -> int | None:
+        """The member who signs as ``index`` in ``hand``: indexes are members in hand 0,
+        seats once drawn (``None``: no such player)."""
+        if hand > 0 and self.seating is not None:
+            return self.seating[index] if index < len(self.seating) else None
+        return index if index < len(self.members) else None
+
+    def name(self, index: int, hand: int = 1) -> str:
+        member = self.member_of(index, hand)
+        return f"#{index}" if member is None else self.members[member].name
+
+    def who(self, index: int, hand: int = 1) -> str:
+        """``Ana (seat 2)``; in hand 0, before the seats are drawn, ``Ana (member 0)``."""
+        role = "member" if hand == 0 or self.seating is None else "seat"
+        return f"{self.name(index, hand)} ({role} {index})"
+
+
+class Agreement(enum.StrEnum):
+    SAME = "same"
+    """Same table; every file is a prefix of the longest (or identical)."""
+    FORK = "fork"
+    """A seat signed two different messages for one slot (equivocation)."""
+    DIVERGE = "diverge"
+    """The files differ where one of them holds bytes nobody signed (see its report)."""
+    OTHER_TABLE = "other_table"
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """How several files of (supposedly) one table agree (:func:`compare`)."""
+
+    agreement: Agreement
+    reason: str
+    status: Status
+    files: tuple[int, int] | None = None
+    """Indexes of the two files that disagree (the first such pair)."""
+    record: int | None = None
+    blamed: int | None = None
+    evidence: tuple[RecordRef, ...] = ()
+
+
+# ---------------------------------------------------------------------- the audit
+
+
+class _Framing:
+    """The header and the record frames of a file (nothing verified yet)."""
+
+    def __init__(self, data: bytes) -> None:
+        if len(data) < HEADER_LEN or not data.startswith(FILE_MAGIC):
+            raise TranscriptFileError("not a tarot-p2p transcript file (bad header)")
+        version = int.from_bytes(data[len(FILE_MAGIC) : len(FILE_MAGIC) + 2], "big")
+        if version != FILE_VERSION:
+            raise TranscriptFileError(f"unsupported transcript file version {version}")
+        start = len(FILE_MAGIC) + 2
+        self.table_id = data[start : start + TABLE_ID_LEN]
+        self.binding = data[start + TABLE_ID_LEN : HEADER_LEN]
+        self.offsets: list[int] = []
+        self.wires: list[bytes] = []
+        self.bad_frame: tuple[int, int] | None = None
+        """(offset, length) of a record whose length prefix is out of range."""
+        offset = HEADER_LEN
+        while len(data) - offset >= 4:
+            length = int.from_bytes(data[offset : offset + 4], "big")
+            if not 0 < length <= MAX_RECORD_LEN:
+                self.bad_frame = (offset, length)
+                break
+            if len(data) - offset - 4 < length:
+                break
+            self.offsets.append(offset)
+            self.wires.append(data[offset + 4 : offset + 4 + length])
+            offset += 4 + length
+        self.end = offset
+        self.torn = 0 if self.bad_frame else len(data) - offset
+
+    def ref(self, index: int) -> RecordRef:
+        return _ref(self.wires[index], self.table_id, index + 1, self.offsets[index])
+
+
+def _ref(wire: bytes, table_id: bytes, record: int | None, offset: int | None) -> RecordRef:
+    """What a record's payload claims, read without checking its signature."""
+    try:
+        env = open_envelope(wire, table_id=table_id, roster=None)
+    except ProtocolError:
+        return RecordRef(record, offset, None, None, None, wire)
+    return RecordRef(record, offset, env.slot, env.seat, env.kind, wire)
+
+
+class _Run:
+    """One observer driven over a file's records, keeping each hand as it ended."""
+
+    def __init__(self, framing: _Framing, observer: Peer) -> None:
+        self.framing = framing
+        self.observer = observer
+        self.hands: list[HandMachine] = [observer.hand]
+        self.starts: list[int] = [1]
+
+    def feed(self) -> Failure | None:
+        framing, observer = self.framing, self.observer
+        for index in range(1, len(framing.wires)):
+            before = len(observer.transcript)
+            try:
+                observer.receive(framing.wires[index])
+            except ProtocolError as exc:
+                return self.failure(index, exc)
+            if len(observer.transcript) == before:
+                return Failure(
+                    Status.CORRUPT,
+                    "the record repeats one already in the file (a writer's fault: a file "
+                    "holds each accepted message once)",
+                    framing.ref(index),
+                )
+            self._track(index)
+        return None
+
+    def _track(self, index: int) -> None:
+        if self.observer.hand is not self.hands[-1]:
+            self.hands.append(self.observer.hand)
+            self.starts.append(index + 2)
+
+    def failure(self, index: int, exc: ProtocolError) -> Failure:
+        framing = self.framing
+        at = framing.ref(index)
+        if isinstance(exc, SeatViolation):
+            evidence = tuple(self._evidence(wire) for wire in exc.evidence)
+            return Failure(Status.VIOLATION, exc.reason, at, exc.seat, evidence)
+        assert isinstance(exc, UnattributedMessage)
+        if isinstance(exc, TranscriptGap):
+            reason = (
+                "chain break: the record is signed, but its digest names a history this "
+                "file does not hold (a record before it is missing or out of order)"
+            )
+        else:
+            reason = f"{exc.reason}: nobody provably signed these bytes"
+        return Failure(Status.CORRUPT, reason, at)
+
+    def _evidence(self, wire: bytes) -> RecordRef:
+        framing = self.framing
+        index = framing.wires.index(wire) if wire in framing.wires else None
+        if index is None:
+            return _ref(wire, framing.table_id, None, None)
+        return framing.ref(index)
+
+
+def audit_file(data: bytes) -> TranscriptReport:
+    """Verify one transcript file completely; never raises on bad input."""
+    try:
+        framing = _Framing(data)
+    except TranscriptFileError as exc:
+        unreadable = Failure(Status.CORRUPT, str(exc))
+        return TranscriptReport(Status.CORRUPT, unreadable, len(data), 0, 0)
+    if not framing.wires:
+        return _unverified(data, framing, _end_failure(framing, None))
+    # The set-up record goes through replay_file itself: it alone knows how a file's first
+    # record becomes an observer (roster, names and rules from the set-up, checked against
+    # the header's binding). The other records then go one by one through that observer.
+    try:
+        setup = replay_file(data[: framing.offsets[0] + 4 + len(framing.wires[0])])
+    except TranscriptFileError as exc:
+        return _unverified(data, framing, Failure(Status.CORRUPT, str(exc), framing.ref(0)))
+    run = _Run(framing, setup.observer)
+    if setup.error is not None:
+        failure: Failure | None = run.failure(0, setup.error)
+    else:
+        failure = run.feed() or _end_failure(framing, setup.observer)
+    return _report(data, run, failure)
+
+
+def _unverified(data: bytes, framing: _Framing, failure: Failure | None) -> TranscriptReport:
+    """The report on a file whose set-up could not be verified: only its framing is known."""
+    assert failure is not None
+    return TranscriptReport(
+        failure.status,
+        failure,
+        len(data),
+        len(framing.wires),
+        0,
+        table_id=framing.table_id,
+        binding=framing.binding,
+        torn_tail=framing.torn,
+        wires=tuple(framing.wires),
+    )
+
+
+def _end_failure(framing: _Framing, observer: Peer | None) -> Failure | None:
+    """Why a file whose every record verified is not a whole game (or ``None``)."""
+    expected: tuple[int, tuple[str, ...], int, str] | None = None
+    if observer is None:
+        expected = (0, ("table",), 0, Phase.SETUP.value)
+    elif (seat := observer.expected_sender()) is not None:
+        expected = (seat, observer.expected_types(), observer.hand.hand, observer.hand.phase.value)
+    after = f"after record {len(framing.wires)}" if framing.wires else "before the first record"
+    if framing.bad_frame is not None:
+        offset, length = framing.bad_frame
+        at = RecordRef(len(framing.wires) + 1, offset, None, None, None, b"")
+        return Failure(Status.CORRUPT, f"record frame with impossible length {length}", at)
+    if framing.torn:
+        reason = (
+            f"torn tail: the file ends {after} inside a record ({framing.torn} bytes), "
+            "a crash while writing; everything before it is verified"
+        )
+        return Failure(Status.TORN_TAIL, reason, expected=expected)
+    if expected is not None:
+        return Failure(Status.INCOMPLETE, "the game is not over", expected=expected)
+    return None
+
+
+def _report(data: bytes, run: _Run, failure: Failure | None) -> TranscriptReport:
+    observer, framing = run.observer, run.framing
+    table = observer.table
+    setup = table.setup
+    members = tuple(
+        Member(i, name, key)
+        for i, (name, key) in enumerate(zip(setup.names, setup.roster, strict=True))
+    )
+    envelopes = list(observer.transcript)
+    hands = tuple(
+        _summary(hand, start, _next_start(run, i, len(envelopes)), envelopes, observer.config)
+        for i, (hand, start) in enumerate(zip(run.hands, run.starts, strict=True))
+    )
+    return TranscriptReport(
+        status=Status.VALID if failure is None else failure.status,
+        failure=failure,
+        verified=len(envelopes),
+        head=observer.transcript.head,
+        config=observer.config,
+        members=members,
+        seating=observer.seating,
+        hands=hands,
+        sheet=observer.sheet,
+        tally=_tally(envelopes, run.hands),
+        size=len(data),
+        records=len(framing.wires),
+        table_id=framing.table_id,
+        binding=framing.binding,
+        torn_tail=framing.torn,
+        wires=tuple(framing.wires),
+    )
+
+
+def _next_start(run: _Run, i: int, verified: int) -> int:
+    return run.starts[i + 1] - 1 if i + 1 < len(run.starts) else verified
+
+
+def _summary(
+    hand: HandMachine, first: int, last: int, envelopes: list[SignedEnvelope], config: TableConfig
+) -> HandSummary:
+    mine = envelopes[first - 1 : last]
+    signed = tuple(e.seat for e in mine if e.kind == "score")
+    phase = hand.phase.value
+    if hand.hand == 0:
+        drawn = hand.phase is Phase.DONE
+        return HandSummary(0, first, last, phase, 0 if drawn else None, tuple(hand.draws))
+    engine = hand.engine
+    summary = HandSummary(hand.hand, first, last, phase, hand.dealer, signed_by=signed)
+    if engine is None:
+        return summary
+    shown = tuple(
+        (seat, action.cards) for seat, action in hand.history if isinstance(action, a.Poignee)
+    )
+    if any(isinstance(action, a.PetitSec) for _, action in hand.history):
+        seat = next(s for s, x in hand.history if isinstance(x, a.PetitSec))
+        shown = ((seat, mask_of(hand.cards[s] for s in hand.dealt_slots(seat))), *shown)
+    partner = engine.partner() if engine.called is not None else None
+    summary = replace(
+        summary,
+        contract=engine.contract,
+        taker=engine.taker,
+        partner=partner,
+        called=engine.called,
+        void=hand.void,
+        shown=shown,
+        scores=hand.scores if hand.phase is Phase.DONE else None,
+    )
+    audit = hand.audit
+    if audit is None:
+        return summary
+    record = hand.record()
+    ecart = mask_of(x.card for x in record.actions if isinstance(x, a.Discard))
+    outcome = audit.outcome
+    return replace(
+        summary,
+        hands=record.hands,
+        chien=record.chien,
+        ecart=ecart if ecart else None,
+        offences=audit.offences,
+        score=explain_hand(config, outcome) if outcome is not None else None,
+    )
+
+
+def _tally(envelopes: list[SignedEnvelope], hands: list[HandMachine]) -> Tally:
+    def count(*kinds: str) -> int:
+        return sum(e.kind in kinds for e in envelopes)
+
+    # Bodies were checked against their schema on the way in: "d" is bytes, "trumps" a list.
+    share_bytes = sum(len(d) for e in envelopes if isinstance(d := e.body.get("d"), bytes))
+    shown_ecarts = sum(e.kind == "ecart" and bool(e.body["trumps"]) for e in envelopes)
+    return Tally(
+        signatures=len(envelopes),
+        key_proofs=count("key"),
+        shuffle_proofs=count("shuffle", "ecart"),
+        share_proofs=count(*SHARE_KINDS) + shown_ecarts,
+        decryption_shares=share_bytes // POINT,
+        cards_opened=sum(len(h.cards) for h in hands),
+        moves=sum(len(h.history) for h in hands),
+        hands_audited=sum(h.audit is not None for h in hands),
+        score_signatures=count("score"),
+    )
+
+
+# ---------------------------------------------------------------------- several files
+
+
+def compare(reports: Sequence[TranscriptReport]) -> Comparison:
+    """Do these files (one per peer, say) hold one history? Each is compared with the
+    longest: it must be a prefix of it, record for record (payloads; the signature
+    encoding may differ in transit)."""
+    known = [i for i, r in enumerate(reports) if r.table_id is not None]
+    if len(known) < 2:
+        return Comparison(Agreement.SAME, "nothing to compare", Status.VALID)
+    first = reports[known[0]]
+    for i in known[1:]:
+        if (reports[i].table_id, reports[i].binding) != (first.table_id, first.binding):
+            return Comparison(
+                Agreement.OTHER_TABLE,
+                "the files are of different tables (table id or binding differ)",
+                Status.CORRUPT,
+                (known[0], i),
+            )
+    longest = max(known, key=lambda i: len(reports[i].wires))
+    for i in known:
+        if i != longest:
+            found = _divergence(reports, longest, i)
+            if found is not None:
+                return found
+    return Comparison(Agreement.SAME, "every file is a prefix of the longest", Status.VALID)
+
+
+def _divergence(reports: Sequence[TranscriptReport], i: int, j: int) -> Comparison | None:
+    a_rep, b_rep = reports[i], reports[j]
+    assert a_rep.table_id is not None
+    table_id = a_rep.table_id
+    for index, (wa, wb) in enumerate(zip(a_rep.wires, b_rep.wires, strict=False)):
+        if wa == wb or _payload(wa, table_id) == _payload(wb, table_id) is not None:
+            continue
+        record = index + 1
+        evidence = (_ref(wa, table_id, record, None), _ref(wb, table_id, record, None))
+        signed = [_signed(w, a_rep) for w in (wa, wb)]
+        ea, eb = signed
+        if ea is not None and eb is not None and (ea.seat, ea.slot) == (eb.seat, eb.slot):
+            reason = (
+                f"fork at record {record}: seat {ea.seat} signed two different messages "
+                f"for slot {ea.slot} (equivocation)"
+            )
+            return Comparison(
+                Agreement.FORK, reason, Status.VIOLATION, (i, j), record, ea.seat, evidence
+            )
+        reason = (
+            f"the files differ from record {record}, where one of them holds a record that "
+            "is not a signed message of this slot (see that file's verdict)"
+        )
+        return Comparison(Agreement.DIVERGE, reason, Status.CORRUPT, (i, j), record, None, evidence)
+    return None
+
+
+def _payload(wire: bytes, table_id: bytes) -> bytes | None:
+    try:
+        return open_envelope(wire, table_id=table_id, roster=None).payload
+    except ProtocolError:
+        return None
+
+
+def _signed(wire: bytes, report: TranscriptReport) -> SignedEnvelope | None:
+    """The envelope if its signature verifies under the key of the player it names."""
+    assert report.table_id is not None
+    claimed = _ref(wire, report.table_id, None, None)
+    if claimed.slot is None or claimed.seat is None:
+        return None
+    member = report.member_of(claimed.seat, claimed.slot[0])
+    if member is None:
+        return None
+    key = Ed25519PublicKey.from_public_bytes(report.members[member].key)
+    try:
+        return open_envelope(wire, table_id=report.table_id, roster={claimed.seat: key})
+    except ProtocolError:
+        return None
+
+
+# ---------------------------------------------------------------------- rendering
+
+
+def _cards(mask: CardSet) -> str:
+    return " ".join(card_name(c) for c in cards_of(mask)) or "-"
+
+
+def _points(half: int) -> str:
+    return f"{half // 2}.5" if half % 2 else str(half // 2)
+
+
+def _signed_score(score: int) -> str:
+    return f"+{score}" if score > 0 else str(score)
+
+
+_HEADLINES: Final[dict[Status, str]] = {
+    Status.VALID: "VALID: a complete game; every record verified",
+    Status.INCOMPLETE: "INCOMPLETE: every record verified, but the game is not over",
+    Status.TORN_TAIL: "TORN TAIL: the file ends inside a record; what precedes verified",
+    Status.CORRUPT: "CORRUPT: a damaged file, or bytes nobody signed",
+    Status.VIOLATION: "VIOLATION: a seat signed a message the protocol refuses",
+}
+
+
+def headline(report: TranscriptReport) -> str:
+    """One line: the verdict and, on failure, where and who."""
+    line = _HEADLINES[report.status]
+    failure = report.failure
+    if failure is None:
+        return line
+    return f"{line} — {_failure_line(report, failure)}"
+
+
+def _describe(report: TranscriptReport, ref: RecordRef) -> str:
+    parts = [f"record {ref.record}" if ref.record is not None else "a record not in this file"]
+    if ref.offset is not None:
+        parts.append(f"at byte {ref.offset}")
+    if ref.slot is not None:
+        parts.append(f"slot {ref.slot[0]}.{ref.slot[1]}")
+    if ref.kind is not None:
+        parts.append(f"'{ref.kind}'")
+    if ref.seat is not None:
+        parts.append(f"from {report.who(ref.seat, ref.slot[0] if ref.slot else 1)}")
+    return " ".join(parts)
+
+
+def _hand_of(failure: Failure) -> int:
+    """The hand of the record that failed: it says how its sender index is numbered."""
+    return failure.at.slot[0] if failure.at is not None and failure.at.slot else 1
+
+
+def _failure_line(report: TranscriptReport, failure: Failure) -> str:
+    out = []
+    if failure.at is not None:
+        out.append(_describe(report, failure.at) + ":")
+    if failure.blamed is not None:
+        out.append(f"{report.who(failure.blamed, _hand_of(failure))} is to blame:")
+    out.append(failure.reason)
+    if failure.expected is not None:
+        seat, kinds, hand, phase = failure.expected
+        out.append(
+            f"; {report.who(seat, hand)} was to send {' or '.join(kinds)} "
+            f"(hand {hand}, phase {phase})"
+        )
+    return " ".join(out).replace(" ;", ";")
+
+
+def _config_lines(config: TableConfig) -> list[str]:
+    fields = _config_fields(config)
+    defaults = _config_fields(TableConfig(players=config.players))
+    length = f"{config.game_length} {config.game_end.value}"
+    variants = [
+        f"{k}={v}"
+        for k, v in fields.items()
+        if v != defaults[k] and k not in ("game_end", "game_length")
+    ]
+    return [
+        f"Rules     config digest {config.digest().hex()}",
+        f"          {config.players} players; game length {length}; penalty {config.penalty.value}",
+        f"          variants: {', '.join(variants) if variants else 'none (FFT defaults)'}",
+    ]
+
+
+def _config_fields(config: TableConfig) -> dict[str, str]:
+    lines = config.canonical_bytes().decode("ascii").split("\n")[1:]
+    return dict(line.split("=", 1) for line in lines)
+
+
+def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
+    name = report.name
+    span = f"records {h.first_record}-{h.last_record}"
+    if h.number == 0:
+        out = [f"Hand 0 — set-up and seat draw ({span})"]
+        if h.draws:
+            draws = ", ".join(f"{name(m, 0)} {card_name(c)}" for m, c in h.draws)
+            out.append(f"  draws: {draws}")
+        if report.seating is not None:
+            seats = ", ".join(f"{seat} {name(seat)}" for seat in range(len(report.seating)))
+            out.append(f"  seats, lowest card first (seat 0 deals hand 1): {seats}")
+        return out
+    title = f"Hand {h.number} — dealer {name(h.dealer) if h.dealer is not None else '?'}"
+    if h.void is not None:
+        title += f"; void deal ({h.void.value.replace('_', ' ')})"
+    elif h.taker is not None and h.contract is not None:
+        title += f"; {name(h.taker)} takes a {CONTRACT_NAMES[h.contract]}"
+        if h.called is not None:
+            partner = name(h.partner) if h.partner is not None else "nobody: alone"
+            title += f", calls {card_name(h.called)} (partner {partner})"
+    out = [f"{title} ({span})"]
+    if h.phase != Phase.DONE.value:
+        out.append(f"  stopped in phase {h.phase}")
+    for seat, cards in h.shown:
+        out.append(f"  shown by {name(seat)}: {_cards(cards)}")
+    if h.hands is not None:
+        out.append("  deal:")
+        width = max(len("chien"), *(len(m.name) for m in report.members))
+        for seat, cards in enumerate(h.hands):
+            out.append(f"    {name(seat).ljust(width)}  {_cards(cards)}")
+        out.append(f"    {'chien'.ljust(width)}  {_cards(h.chien or 0)}")
+        if h.ecart is not None:
+            out.append(f"    {'écart'.ljust(width)}  {_cards(h.ecart)}")
+    elif h.void is None:
+        out.append("  deal: not public (the hand did not reach its final opening)")
+    if h.score is not None:
+        s = h.score
+        verdict = "made" if s.made else "failed"
+        out.append(
+            f"  result: contract {verdict} by {abs(s.difference)} (threshold {s.threshold}); "
+            f"hand score {_signed_score(s.hand_score)}"
+            + ("" if s.attack_wins == s.made else " after the penalty")
+        )
+    if h.hands is not None:
+        if h.offences:
+            assert report.config is not None
+            out.append(
+                f"  offences found by the rules audit (penalty: {report.config.penalty.value}):"
+            )
+            for o in h.offences:
+                move = o.action_index + 1
+                out.append(
+                    f"    {name(o.seat)} (seat {o.seat}): {o.rule} — {o.detail} (move {move})"
+                )
+        else:
+            out.append("  offences found by the rules audit: none")
+    if h.scores is not None:
+        line = ", ".join(f"{name(s)} {_signed_score(v)}" for s, v in enumerate(h.scores))
+        out.append(f"  agreed scores, signed by {len(h.signed_by)} seats: {line}")
+    elif h.signed_by:
+        out.append(f"  score line signed so far by: {', '.join(name(s) for s in h.signed_by)}")
+    return out
+
+
+def _member_lines(report: TranscriptReport) -> list[str]:
+    """The players in join order, with the seat each drew and the identity key he signs
+    with (the join code's fingerprint is the first 16 bytes of a hash of it, ``wire.md`` §6)."""
+    if not report.members:
+        return []
+    width = max(len(m.name) for m in report.members)
+    seats = report.seating
+    out: list[str] = []
+    for m in report.members:
+        seat = f"seat {seats.index(m.member)}" if seats is not None else "not seated"
+        label = "Players   " if not out else "          "
+        out.append(f"{label}{m.name.ljust(width)}  {seat}  identity key {m.key.hex()}")
+    return out
+
+
+def render(report: TranscriptReport, label: str = "transcript") -> str:
+    """A readable report of :func:`audit_file`'s findings."""
+    out = [f"{label}: {headline(report)}"]
+    if report.table_id is not None and report.binding is not None:
+        out.append(f"Table     {report.table_id.hex()}")
+        out.append(f"Binding   {report.binding.hex()}")
+    out.append(
+        f"File      {report.size} bytes, {report.records} records, {report.verified} verified"
+        + (f", {report.torn_tail} bytes torn off the end" if report.torn_tail else "")
+    )
+    if report.head is not None and report.verified:
+        out.append(f"Digest    {report.head.hex()} (after record {report.verified})")
+    if report.config is not None:
+        out.extend(_config_lines(report.config))
+    out.extend(_member_lines(report))
+    for h in report.hands:
+        out.append("")
+        out.extend(_hand_lines(report, h))
+    if report.sheet is not None and report.sheet.lines:
+        out.extend(["", "Score sheet", report.sheet.render()])
+    failure = report.failure
+    if failure is not None and failure.evidence:
+        out.extend(
+            ["", "Evidence (signed by the blamed seat; re-check it with the set-up's keys):"]
+        )
+        for ref in failure.evidence:
+            digest = hashlib.sha256(ref.wire).hexdigest()
+            out.append(f"  {_describe(report, ref)}, wire SHA-256 {digest}")
+    t = report.tally
+    if not report.verified:
+        return "\n".join(out)
+    out.extend(
+        [
+            "",
+            f"Verified  {t.signatures} signatures, {t.key_proofs} key proofs, "
+            f"{t.shuffle_proofs} shuffle proofs, {t.share_proofs} share proofs "
+            f"({t.decryption_shares} decryption shares), {t.cards_opened} masked cards opened, "
+            f"{t.moves} moves checked by the rules engine, {t.hands_audited} hands audited, "
+            f"{t.score_signatures} score signatures",
+        ]
+    )
+    return "\n".join(out)
+
+
+def render_comparison(
+    comparison: Comparison, labels: Sequence[str], reports: Sequence[TranscriptReport]
+) -> str:
+    """The verdict of :func:`compare`, with the evidence of a fork."""
+    if comparison.files is None:
+        return f"Files agree: {comparison.reason}"
+    i, j = comparison.files
+    verdict = "agree" if comparison.agreement is Agreement.SAME else "DISAGREE"
+    out = [f"Files {verdict} ({labels[i]} and {labels[j]}): {comparison.reason}"]
+    for label, ref in zip((labels[i], labels[j]), comparison.evidence, strict=False):
+        digest = hashlib.sha256(ref.wire).hexdigest()
+        out.append(f"  {label}: {_describe(reports[i], ref)}, wire SHA-256 {digest}")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------- JSON
+
+
+def to_json(report: TranscriptReport) -> dict[str, Any]:
+    """A JSON-able view of the report (plain types; cards by name, bytes in hex)."""
+    config = report.config
+    return {
+        "status": report.status.value,
+        "exit_code": report.exit_code,
+        "failure": None if report.failure is None else _failure_json(report, report.failure),
+        "size": report.size,
+        "records": report.records,
+        "verified": report.verified,
+        "torn_tail": report.torn_tail,
+        "table_id": _hex(report.table_id),
+        "binding": _hex(report.binding),
+        "head": _hex(report.head),
+        "config": None
+        if config is None
+        else {"digest": config.digest().hex(), "fields": _config_fields(config)},
+        "members": [
+            {"member": m.member, "name": m.name, "key": m.key.hex()} for m in report.members
+        ],
+        "seating": None if report.seating is None else list(report.seating),
+        "hands": [_hand_json(h) for h in report.hands],
+        "sheet": None if report.sheet is None else report.sheet.to_dict(),
+        "tally": asdict(report.tally),
+    }
+
+
+def comparison_json(comparison: Comparison) -> dict[str, Any]:
+    return {
+        "agreement": comparison.agreement.value,
+        "status": comparison.status.value,
+        "reason": comparison.reason,
+        "files": None if comparison.files is None else list(comparison.files),
+        "record": comparison.record,
+        "blamed": comparison.blamed,
+        "evidence": [_ref_json(r) for r in comparison.evidence],
+    }
+
+
+def _hex(data: bytes | None) -> str | None:
+    return None if data is None else data.hex()
+
+
+def _names(mask: CardSet | None) -> list[str] | None:
+    return None if mask is None else [card_name(c) for c in cards_of(mask)]
+
+
+def _ref_json(ref: RecordRef) -> dict[str, Any]:
+    return {
+        "record": ref.record,
+        "offset": ref.offset,
+        "slot": None if ref.slot is None else list(ref.slot),
+        "seat": ref.seat,
+        "kind": ref.kind,
+        "wire": ref.wire.hex(),
+    }
+
+
+def _failure_json(report: TranscriptReport, failure: Failure) -> dict[str, Any]:
+    expected = None
+    if failure.expected is not None:
+        seat, kinds, hand, phase = failure.expected
+        expected = {"seat": seat, "name": report.name(seat, hand), "kinds": list(kinds)}
+        expected.update(hand=hand, phase=phase)
+    return {
+        "status": failure.status.value,
+        "reason": failure.reason,
+        "at": None if failure.at is None else _ref_json(failure.at),
+        "blamed": failure.blamed,
+        "blamed_name": None
+        if failure.blamed is None
+        else report.name(failure.blamed, _hand_of(failure)),
+        "evidence": [_ref_json(r) for r in failure.evidence],
+        "expected": expected,
+    }
+
+
+def _hand_json(h: HandSummary) -> dict[str, Any]:
+    score = h.score
+    return {
+        "number": h.number,
+        "records": [h.first_record, h.last_record],
+        "phase": h.phase,
+        "dealer": h.dealer,
+        "draws": [{"seat": s, "card": card_name(c)} for s, c in h.draws],
+        "contract": None if h.contract is None else CONTRACT_NAMES[h.contract],
+        "taker": h.taker,
+        "partner": h.partner,
+        "called": None if h.called is None else card_name(h.called),
+        "void": None if h.void is None else h.void.value,
+        "deal": None
+        if h.hands is None
+        else {"hands": [_names(m) for m in h.hands], "chien": _names(h.chien)},
+        "ecart": _names(h.ecart),
+        "shown": [{"seat": s, "cards": _names(m)} for s, m in h.shown],
+        "offences": [
+            {"seat": o.seat, "rule": o.rule, "detail": o.detail, "move": o.action_index + 1}
+            for o in h.offences
+        ],
+        "score": None
+        if score is None
+        else {
+            "threshold": score.threshold,
+            "difference": score.difference,
+            "made": score.made,
+            "attack_wins": score.attack_wins,
+            "hand_score": score.hand_score,
+        },
+        "scores": None if h.scores is None else list(h.scores),
+        "signed_by": list(h.signed_by),
+    }

@@ -34,6 +34,7 @@ from tarot_p2p.rules.scoring import Contract
 
 TABLE_ID = hashlib.sha256(b"net game table").digest()
 SECRET = b"\x42" * 16
+TIMEOUTS = Timeouts(message=60, decision=60)
 
 
 def identity(seed: str, i: int) -> Ed25519PrivateKey:
@@ -169,7 +170,7 @@ async def play_over_tcp(
     policies: Callable[[int, list[Peer]], Policy],
     data_dir: Path,
     *,
-    timeouts: Timeouts = Timeouts(message=60, decision=60),
+    timeouts: Timeouts = TIMEOUTS,
     seed: str = "g",
 ) -> Game:
     """A whole game: the host on the hub's local link, the others over TCP."""

@@ -1,0 +1,229 @@
+"""The runner's ends other than a normal game: silence, junk on the wire, a crash; and the
+``demo`` command as a user runs it.
+
+Timing tests run on trio's autojump clock with every seat on an in-process hub link (a
+socket wait would look idle to the clock) and the runner's thread offload off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.link import connect
+from tarot_p2p.net.lobby import join_request
+from tarot_p2p.net.runner import Decision, Policy, Timeouts
+from tarot_p2p.net.store import TranscriptStore
+from tarot_p2p.protocol.envelope import seal
+from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
+from tests.net.test_game import (
+    SECRET,
+    TABLE_ID,
+    Game,
+    Seat,
+    assert_agreement,
+    identity,
+    one_deal,
+    sit,
+    tcp_hub,
+)
+
+SHORT = Timeouts(message=30, decision=90)
+
+
+class Silent:
+    """A player who never makes up his mind."""
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+
+class Crash(Exception):
+    pass
+
+
+class CrashAt:
+    """A bot whose process dies at its ``n``-th decision."""
+
+    def __init__(self, n: int) -> None:
+        self.left = n
+        self.bot = BotPolicy(0)
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        self.left -= 1
+        if not self.left:
+            raise Crash
+        return await self.bot.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+
+async def play_local(players: int, policies: list[Policy], data_dir: Path, seed: str) -> Game:
+    """A game with every seat on the hub's in-process link (for the mock clock)."""
+    keys = [identity(seed, i) for i in range(players)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    game = Game(
+        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
+        hub,
+        None,
+        None,
+    )
+
+    async def guarded(i: int) -> None:
+        with contextlib.suppress(Crash):  # the crashed seat's files stay as they are
+            await sit(game, i, hub.local_link(), one_deal(players), data_dir, SHORT)
+
+    async with trio.open_nursery() as nursery:
+        for i in range(players):
+            nursery.start_soon(guarded, i)
+        # A seat stuck forever (Silent) is released once every other seat has stopped.
+        while (
+            sum(s.outcome is not None for s in game.seats) < players - 1
+            or len(game.peers) < players
+        ):
+            await trio.sleep(1)
+        await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    return game
+
+
+async def test_a_seat_that_never_speaks_is_timed_out_and_named(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    keys = [identity("silent", i) for i in range(4)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
+    mute = hub.local_link()
+    await mute.send(join_request(keys[3], "P3", TABLE_ID))  # asks for a seat, then goes quiet
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        for i in range(3):
+            nursery.start_soon(sit, game, i, hub.local_link(), one_deal(4), tmp_path, SHORT)
+    assert trio.current_time() - start >= SHORT.message
+    member = game.peers[0].table.setup.roster.index(keys[3].public_key().public_bytes_raw())
+    for seat in game.seats[:3]:
+        assert seat.outcome is not None and seat.files is not None
+        abort = seat.outcome.abort
+        assert abort is not None and abort.kind == "timeout" and abort.seat == member
+        assert abort.hand == 0 and abort.expected_types == ("key",)
+        record = json.loads(seat.files.abort.read_text())
+        assert record["seat"] == member and record["kind"] == "timeout"
+    transcripts = {s.files.transcript.read_bytes() for s in game.seats[:3] if s.files}
+    assert len(transcripts) == 1
+
+
+async def test_a_player_who_never_decides_is_named_by_seat(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    policies: list[Policy] = [BotPolicy(0), BotPolicy(1), Silent(), BotPolicy(3)]
+    start = trio.current_time()
+    game = await play_local(4, policies, tmp_path, "mute")
+    assert trio.current_time() - start >= SHORT.decision
+    silent = game.seats[2].peer
+    assert silent is not None and silent.hand.hand == 1  # seated by the draw, then silent
+    for seat in (game.seats[0], game.seats[1], game.seats[3]):
+        assert seat.outcome is not None and seat.outcome.abort is not None
+        abort = seat.outcome.abort
+        assert (abort.kind, abort.seat, abort.hand) == ("timeout", silent.seat, 1)
+        assert "action" in abort.expected_types
+
+
+async def test_a_crash_keeps_every_accepted_message(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    crasher = CrashAt(3)
+    game = await play_local(3, [BotPolicy(0), crasher, BotPolicy(2)], tmp_path, "crash")
+    seat = game.seats[1]
+    assert seat.outcome is None and seat.peer is not None and seat.files is not None
+    accepted = len(seat.peer.transcript)
+    path = seat.files.transcript
+    with path.open("ab") as handle:  # and the crash tore the record being written
+        handle.write((500).to_bytes(4, "big") + b"partial")
+    store, transcript = TranscriptStore.resume(path)
+    store.close()
+    assert len(transcript) == accepted and transcript.head == seat.peer.transcript.head
+    data = path.read_bytes()
+    replay = replay_file(data)
+    assert replay.error is None and replay.accepted == accepted and not replay.torn_tail
+    # The other seats stopped on the same message, naming the crashed seat.
+    for other in (game.seats[0], game.seats[2]):
+        assert other.outcome is not None and other.outcome.abort is not None
+        assert other.outcome.abort.seat == seat.peer.seat
+        assert other.files is not None and other.files.transcript.read_bytes() == data
+    # The seat's saved secrets let it take its place again, cards and all.
+    resumed = Peer.resume(
+        data,
+        seat.files.secrets.read_bytes(),
+        identity=seat.identity,
+        rng=DeterministicRandom(b"again"),
+    )
+    assert resumed.transcript.head == seat.peer.transcript.head
+    assert resumed.seat == seat.peer.seat and resumed.my_cards() == seat.peer.my_cards()
+    assert resumed.my_turn() and resumed.legal_actions() == seat.peer.legal_actions()
+
+
+async def test_junk_on_the_wire_is_survived(tmp_path: Path) -> None:
+    """A malformed frame drops only its connection; junk relayed by a member is ignored."""
+    players = 3
+    keys = [identity("junk", i) for i in range(players)]
+    rogue_key = identity("junk", 9)
+    async with tcp_hub(keys[0]) as (hub, hosted, code):
+        game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, hosted, code)
+
+        async def rogue() -> None:
+            raw = await trio.open_tcp_stream(code.host, code.port)
+            await raw.send_all(b"\xff\xff\xff\xff" + b"x" * 64)  # a frame far too long
+            member = await connect(code, rogue_key)
+            seen = [await member.receive() for _ in range(players + 4)]  # the game is on
+            forged = seal(
+                rogue_key, table_id=TABLE_ID, hand=0, seq=99, seat=1, prev=bytes(32),
+                kind="key", body={},
+            )  # fmt: skip
+            for junk in (b"\xc1", b"\x92\xc4\x00\xc4\x00", forged.wire, seen[-1]):
+                await member.send(junk)
+            while True:
+                await member.receive()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(rogue)
+            async with trio.open_nursery() as table:
+                table.start_soon(sit, game, 0, hub.local_link(), one_deal(players), tmp_path, SHORT)
+                for i in range(1, players):
+                    link = await connect(code, keys[i])
+                    table.start_soon(sit, game, i, link, one_deal(players), tmp_path, SHORT)
+            nursery.cancel_scope.cancel()
+    assert_agreement(game)
+    assert any("exceeds" in reason for reason in hub.stats.drops)
+    ignored = [s.outcome.stats.ignored for s in game.seats if s.outcome is not None]
+    assert all(n >= 3 for n in ignored), ignored
+
+
+async def test_demo_command_end_to_end(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "tarot_p2p", "demo", "--players", "3", "--seed", "5"]
+    command += ["--data-dir", str(tmp_path)]
+    with trio.fail_after(300):
+        result = await trio.run_process(
+            command, capture_stdout=True, stderr=subprocess.STDOUT, check=False
+        )
+    output = result.stdout.decode()
+    assert result.returncode == 0, output
+    assert "byte-identical transcripts and identical score sheets" in output
+    assert "Agreed score sheet" in output and "demo succeeded" in output
+    transcripts = sorted(tmp_path.glob("*/*/transcript.tp2p"))
+    assert len(transcripts) == 3
+    assert len({p.read_bytes() for p in transcripts}) == 1

@@ -70,11 +70,11 @@ def run(players: int, hands: int) -> dict[str, object]:
     rng = random.Random(1)
     wall = time.perf_counter()
     while (sender := peers[0].expected_sender()) is not None:
-        peer = peers[sender]
+        peer = next(p for p in peers if p.seat == sender)
         t = time.perf_counter()
         wire = peer.next_message() or choose(peer, rng)
         hand = open_envelope(wire, table_id=table_id, roster=None)
-        spent[hand.hand][sender] += time.perf_counter() - t
+        spent[hand.hand][peers.index(peer)] += time.perf_counter() - t
         wire_bytes[hand.hand] += len(wire)
         messages[hand.hand] += 1
         if hand.hand == 1:

@@ -18,6 +18,7 @@ POINT: Final = 33
 CIPHERTEXT: Final = 66
 PROOF: Final = 64
 """A Schnorr or DLEQ proof in compact form ``c || z``."""
+MAX_SEATS: Final = 5
 MAX_TAKER: Final = 30
 """The taker's deck: hand and chien, 30 cards at three players, 24 at four, 18 at five."""
 MAX_SLOTS: Final = 78 + MAX_TAKER
@@ -127,8 +128,8 @@ _register(
     Setup,
     {
         "config": ("config", Bytes(1, 4096)),
-        "roster": ("roster", ListOf(Bytes(32), max_len=5, min_len=3)),
-        "names": ("names", ListOf(Text(64), max_len=5, min_len=3)),
+        "roster": ("roster", ListOf(Bytes(32), max_len=MAX_SEATS, min_len=3)),
+        "names": ("names", ListOf(Text(64), max_len=MAX_SEATS, min_len=3)),
     },
 )
 _register("key", Key, {"y": ("y", Bytes(POINT)), "pok": ("pok", _DLEQ)})

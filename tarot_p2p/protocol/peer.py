@@ -20,35 +20,61 @@ How a caller drives it (the net layer, the ``demo`` bots, the tests):
   decision is needed; then ``legal_actions()`` lists the choices and ``act(action)`` (or
   ``discard(cards)`` for the écart) returns the message carrying it.
 
+Seats are drawn in hand 0 (``protocol/table.md`` §4.1): a peer is created with its
+*member* index (its place in the set-up's roster) and learns its playing seat when the
+draw ends; :attr:`Peer.seat` is the index it signs with in the current hand.
+
 A peer without identity key and seat is an **observer**: it only receives, and checks
 everything public (``tarot-p2p audit`` replays a transcript file through one).
+
+Resuming (``table.md`` §7): :meth:`Peer.export_secrets` is the small blob a seat must keep
+to go on after a crash — its key share of the current hand and its écart permutation;
+:meth:`Peer.resume` rebuilds the seat from its transcript file and that blob.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.crypto.elgamal import Ciphertext
-from tarot_p2p.crypto.group import Scalar, point_to_bytes
+from tarot_p2p.crypto.errors import CryptoError
+from tarot_p2p.crypto.group import (
+    Scalar,
+    base_mul,
+    point_to_bytes,
+    points_equal,
+    scalar_from_bytes,
+    scalar_to_bytes,
+)
 from tarot_p2p.crypto.keys import key_context, make_key_share
-from tarot_p2p.crypto.randomness import DeterministicRandom, RandomSource
+from tarot_p2p.crypto.randomness import RandomSource
 from tarot_p2p.crypto.shares import decryption_share, prove_shares, recover_card
-from tarot_p2p.crypto.shuffle import shuffle_and_prove
+from tarot_p2p.crypto.shuffle import prove_shuffle, shuffle_and_prove
 from tarot_p2p.protocol import messages as m
-from tarot_p2p.protocol.codec import SchemaError
+from tarot_p2p.protocol.codec import (
+    Bytes,
+    DecodeError,
+    ListOf,
+    Schema,
+    SchemaError,
+    UInt,
+    decode,
+    encode,
+)
 from tarot_p2p.protocol.envelope import (
     DIGEST_LEN,
     TABLE_ID_LEN,
+    Roster,
     SignedEnvelope,
     open_envelope,
     seal,
 )
 from tarot_p2p.protocol.errors import LocalProtocolError, ProtocolError, SeatViolation
 from tarot_p2p.protocol.table import (
+    DEALT_SLOTS,
     ROUND_TYPE,
     ChienShown,
     EngineAction,
@@ -58,6 +84,7 @@ from tarot_p2p.protocol.table import (
     TableMachine,
     Violation,
 )
+from tarot_p2p.protocol.table import binding as table_binding
 from tarot_p2p.protocol.transcript import (
     FILE_MAGIC,
     FILE_VERSION,
@@ -73,6 +100,8 @@ from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.sheet import ScoreSheet
 from tarot_p2p.rules.state import IllegalAction, State, from_hands
+
+SECRETS_VERSION = 1
 
 
 class CheatExposed(SeatViolation):
@@ -95,8 +124,37 @@ class Dealt:
 PeerEvent = Event | Dealt
 
 
+@dataclass(frozen=True, slots=True)
+class _Secrets:
+    """The blob of :meth:`Peer.export_secrets` (``table.md`` §7), decoded."""
+
+    version: int
+    table_id: bytes
+    member: int
+    hand: int
+    x: bytes
+    perm: tuple[int, ...]
+
+
+_SECRETS = Schema(
+    _Secrets,
+    {
+        "version": ("v", UInt(0xFFFF)),
+        "table_id": ("t", Bytes(TABLE_ID_LEN)),
+        "member": ("m", UInt(m.MAX_SEATS - 1)),
+        "hand": ("h", UInt(0xFFFFFFFF)),
+        "x": ("x", Bytes(0, 32)),
+        "perm": ("p", ListOf(UInt(m.MAX_TAKER - 1), max_len=m.MAX_TAKER)),
+    },
+)
+
+
 class Peer:
-    """A seat (with ``seat``, ``identity`` and ``rng``) or an observer (without them)."""
+    """A seat (with ``seat``, ``identity`` and ``rng``) or an observer (without them).
+
+    ``roster`` and ``names`` are by member (the set-up's order) and ``seat`` is this peer's
+    member index; its playing seat is drawn in hand 0 (:attr:`seat`, :attr:`seating`).
+    """
 
     def __init__(
         self,
@@ -119,10 +177,17 @@ class Peer:
                 raise ValueError(f"the identity key is not seat {seat}'s key in the roster")
         self.config = config
         self.table_id = table_id
+        self.member = seat
+        """This peer's index in the set-up's roster (``None`` for an observer)."""
         self.seat = seat
+        """The index this peer signs with in the current hand: its member index in hand 0,
+        its drawn seat from hand 1 on."""
         self._identity = identity
         self._rng = rng
-        self._roster = dict(enumerate(roster))
+        self._members: Roster = dict(enumerate(roster))
+        self._seated: Roster = {}
+        self._saved: _Secrets | None = None
+        """While :meth:`resume` replays the file: the secrets to take back."""
         keys = [k.public_bytes_raw() for k in roster]
         self.table = TableMachine(config, table_id, keys, names)
         self.transcript = Transcript(table_id, self.table.binding)
@@ -137,7 +202,10 @@ class Peer:
         self._cards: dict[int, int] = {}
         """Slot -> card for the slots this seat may know and others may not."""
         self._private: State | None = None
-        self._my_discards: list[int] = []
+        self._ecart_perm: tuple[int, ...] = ()
+        """As taker: output ``j`` of the écart re-shuffle is input ``perm[j]``."""
+        self._my_discards: list[int] | None = None
+        """As taker, once the écart is accepted: the discarded cards, in slot order."""
         self.dealt: CardSet | None = None
         """This seat's dealt hand, once opened to it (also announced by a :class:`Dealt`
         event when the message that opened it was someone else's)."""
@@ -153,8 +221,19 @@ class Peer:
 
     @property
     def sheet(self) -> ScoreSheet | None:
-        """The agreed score sheet (``None`` until the first dealer is drawn)."""
+        """The agreed score sheet, by seat (``None`` until the seats are drawn)."""
         return self.table.sheet
+
+    @property
+    def seating(self) -> tuple[int, ...] | None:
+        """The member index at each seat, once hand 0 has drawn them."""
+        return self.table.seating
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' names indexed as the current hand's senders: by member in hand 0,
+        by seat from hand 1 on (so ``names[expected_sender()]`` is who must speak)."""
+        return self.table.names
 
     def expected_types(self) -> tuple[str, ...]:
         """The message kinds the expected sender may send (for logs and abort records)."""
@@ -183,10 +262,25 @@ class Peer:
 
     def receive(self, wire: bytes) -> list[PeerEvent]:
         """Verify and apply one message from the table (see the module docstring)."""
-        env = open_envelope(wire, table_id=self.table_id, roster=self._roster)
+        env = open_envelope(wire, table_id=self.table_id, roster=self._roster_for(wire))
         if self.transcript.classify(env) is Verdict.DUPLICATE:
             return []
         return self._accept(env)
+
+    def _roster_for(self, wire: bytes) -> Roster:
+        """The keys a message is checked against, chosen by its hand number ``h`` (read
+        before the signature, which covers it): by member in hand 0, by seat after the
+        draw. Unreadable bytes get the member roster; :func:`open_envelope` refuses them."""
+        if not self._seated:
+            return self._members
+        try:
+            outer = decode(wire)
+            payload = outer[0] if isinstance(outer, list) and outer else None
+            fields = decode(payload) if isinstance(payload, bytes) else None
+        except DecodeError:
+            return self._members
+        hand = fields.get("h") if isinstance(fields, dict) else None
+        return self._seated if isinstance(hand, int) and hand > 0 else self._members
 
     def _accept(self, env: SignedEnvelope) -> list[PeerEvent]:
         hand = self.hand
@@ -205,15 +299,27 @@ class Peer:
         if hand.exposed is not None:
             blamed = self._blame(env, hand.exposed)
             raise CheatExposed(blamed.seat, blamed.reason, blamed.evidence)
-        if self.hand is hand:
-            self._seq += 1
-        else:
-            self._seq = 0
+        if self._saved is not None and env.seat == self.seat and env.hand == self._saved.hand:
+            self._restore(env.kind, hand)
         if self.seat is not None:
             events.extend(self._learn(hand, events))
-            if self.hand is not hand:
-                self._reset_secrets()
+        if self.hand is hand:
+            self._seq += 1
+            return events
+        self._seq = 0
+        if hand.hand == 0:
+            self._take_seats()
+        if self.seat is not None:
+            self._reset_secrets()
         return events
+
+    def _take_seats(self) -> None:
+        """Hand 0 is over: from now on senders are seats."""
+        seating = self.table.seating
+        assert seating is not None
+        self._seated = {seat: self._members[member] for seat, member in enumerate(seating)}
+        if self.member is not None:
+            self.seat = seating.index(self.member)
 
     def _blame(self, env: SignedEnvelope, v: Violation) -> SeatViolation:
         if v.seat is None:
@@ -244,6 +350,8 @@ class Peer:
             self._private = from_hands(self.config, hand.dealer, hands, None)
             self.dealt = mine
             out.append(Dealt(mine))
+        if self._ecart_perm and self._my_discards is None and hand.discard_slots:
+            self._take_ecart(hand)
         private = self._private
         if private is None:
             return out
@@ -254,9 +362,90 @@ class Peer:
             elif isinstance(event, EngineAction):
                 action = event.action
                 if event.seat == self.seat and isinstance(action, a.Discard):
+                    assert self._my_discards is not None
                     action = a.DISCARD[self._my_discards.pop(0)]
                 private.apply_action(action)
         return out
+
+    def _taker_cards(self, hand: HandMachine) -> list[int]:
+        """The cards of the écart re-shuffle's input: own dealt cards, then the open chien."""
+        return [self._cards[s] if s in self._cards else hand.cards[s] for s in hand.taker_input]
+
+    def _take_ecart(self, hand: HandMachine) -> None:
+        """Our écart was accepted: learn which taker's-deck slot holds which card."""
+        in_cards = self._taker_cards(hand)
+        for j, i in enumerate(self._ecart_perm):
+            self._cards[DEALT_SLOTS + j] = in_cards[i]
+        self._my_discards = [self._cards[s] for s in hand.discard_slots]
+
+    # ------------------------------------------------------------------ resuming
+
+    def export_secrets(self) -> bytes:
+        """This seat's secrets of the current hand, as the versioned blob of ``table.md``
+        §7: enough, with the transcript, for :meth:`resume` to go on. It changes when a
+        key share or an écart is made: save it before sending each message of this seat.
+        It opens this seat's cards to whoever holds it: keep it as secret as the cards."""
+        if self.member is None:
+            raise LocalProtocolError("an observer has no secrets")
+        return encode(
+            {
+                "v": SECRETS_VERSION,
+                "t": self.table_id,
+                "m": self.member,
+                "h": self.hand.hand,
+                "x": b"" if self._x is None else scalar_to_bytes(self._x),
+                "p": list(self._ecart_perm),
+            }
+        )
+
+    @classmethod
+    def resume(
+        cls, data: bytes, secrets: bytes, *, identity: Ed25519PrivateKey, rng: RandomSource
+    ) -> Peer:
+        """Rebuild a seat from its transcript file ``data`` and its last exported
+        ``secrets``: every record is received again (and checked again), and the secrets
+        are taken back when the seat's own ``key`` and ``ecart`` of that hand come by.
+
+        Raises :class:`~.transcript.TranscriptFileError` for an unusable file, a
+        :class:`ProtocolError` for a record refused, ``ValueError`` when the secrets are
+        not this file's or not those of the hand the seat is in."""
+        table_id, binding, records, _ = _read_file(data)
+        try:
+            saved = _SECRETS.load(decode(secrets), "secrets")
+        except DecodeError as exc:
+            raise ValueError(f"unreadable secrets: {exc}") from None
+        if saved.version != SECRETS_VERSION or saved.table_id != table_id:
+            raise ValueError("the secrets are not of this version or of this table")
+        config, roster, names = _setup_of(table_id, binding, records)
+        if saved.member >= len(roster):
+            raise ValueError(f"member {saved.member} is not in the roster")
+        peer = cls(config, table_id, roster, names, seat=saved.member, identity=identity, rng=rng)
+        peer._saved = saved
+        for wire in records:
+            peer.receive(wire)
+        peer._saved = None
+        hand = peer.hand
+        mine = {e.kind for e in peer.transcript if e.hand == hand.hand and e.seat == peer.seat}
+        if not peer.table.finished and "key" in mine and peer._x is None:
+            raise ValueError(f"the secrets are of hand {saved.hand}, not {hand.hand}")
+        return peer
+
+    def _restore(self, kind: str, hand: HandMachine) -> None:
+        """Take back a saved secret as the own message that used it is replayed."""
+        saved = self._saved
+        assert saved is not None and self.seat is not None
+        if kind == "key":
+            try:
+                x = scalar_from_bytes(saved.x, nonzero=True)
+            except (CryptoError, ValueError):
+                raise ValueError("the saved key share is missing or invalid") from None
+            if not points_equal(base_mul(x), hand.key_shares[self.seat]):
+                raise ValueError("the saved key share is not the one in the transcript")
+            self._x = x
+        elif kind == "ecart":
+            if sorted(saved.perm) != list(range(len(hand.taker_input))):
+                raise ValueError("the saved écart permutation does not fit this écart")
+            self._ecart_perm = saved.perm
 
     # ------------------------------------------------------------------ sending
 
@@ -330,46 +519,32 @@ class Peer:
         order = sorted(cards_of(cards))
         if len(order) != chien_size(self.config):
             raise LocalProtocolError(f"the écart is {chien_size(self.config)} cards")
-        trial = copy.deepcopy(self._private)
+        trial = self._private.clone()
         try:
             for c in order:
                 trial.apply_action(a.DISCARD[c])
         except IllegalAction as exc:
             raise LocalProtocolError(f"illegal écart: {exc}") from None
-        inputs = hand.taker_input
-        in_cards = [self._cards[s] if s in self._cards else hand.cards[s] for s in inputs]
-        # The permutation is the shuffle's first draw (crypto/shuffle.py), so a seeded
-        # stream known to this seat alone tells it which output holds which card.
-        seed = self._rng.token_bytes(32)
-        perm = DeterministicRandom(seed).permutation(len(inputs))
+        in_cards = self._taker_cards(hand)
+        perm = self._rng.permutation(len(in_cards))
         assert hand.joint_key is not None
-        out, proof = shuffle_and_prove(
-            hand.joint_key,
-            hand.shuffle_input(),
-            hand.context("ecart", seat),
-            DeterministicRandom(seed),
-        )
-        out_cards = [in_cards[perm[j]] for j in range(len(inputs))]
+        ctx = hand.context("ecart", seat)
+        out, proof = prove_shuffle(hand.joint_key, hand.shuffle_input(), perm, ctx, self._rng)
         chosen = set(order)
-        discard = [j for j, c in enumerate(out_cards) if c in chosen]
-        trumps = [j for j in discard if (TRUMP_MASK >> out_cards[j]) & 1]
+        discard = [j for j, i in enumerate(perm) if in_cards[i] in chosen]
+        trumps = [j for j in discard if (TRUMP_MASK >> in_cards[perm[j]]) & 1]
         d, dproof = b"", b""
         if trumps:
-            shares, sproof = prove_shares(
-                self._x, [out[j] for j in trumps], hand.context("ecart", seat), self._rng
-            )
+            shares, sproof = prove_shares(self._x, [out[j] for j in trumps], ctx, self._rng)
             d, dproof = b"".join(point_to_bytes(p) for p in shares), sproof.to_bytes()
-        base = len(hand.deck)
-        planned = dict(self._cards)
-        for j, c in enumerate(out_cards):
-            self._cards[base + j] = c
-        self._my_discards = [out_cards[j] for j in discard]
+        # Kept before sending (export_secrets), used once the écart is accepted (_learn).
+        self._ecart_perm = tuple(perm)
         try:
             return self._send(
                 m.Ecart(_cts(out), proof.to_bytes(), tuple(discard), tuple(trumps), d, dproof)
             )
         except LocalProtocolError:
-            self._cards, self._my_discards = planned, []
+            self._ecart_perm = ()
             raise
 
     def _valid_poignee(self, action: a.Action) -> bool:
@@ -377,7 +552,7 @@ class Peer:
             return False
         if self.hand.phase is not Phase.PLAY or action.cards & ~self.my_cards():
             return False
-        trial = copy.deepcopy(self._private)
+        trial = self._private.clone()
         try:
             trial.apply_action(action)
         except IllegalAction:
@@ -449,6 +624,19 @@ def replay_file(data: bytes) -> Replay:
     observer's ``expected_sender()`` then names the seat that was to speak. Raises
     :class:`~.transcript.TranscriptFileError` when the file or its set-up is unusable.
     """
+    table_id, binding, records, torn = _read_file(data)
+    config, roster, names = _setup_of(table_id, binding, records)
+    observer = Peer(config, table_id, roster, names)
+    for index, wire in enumerate(records):
+        try:
+            observer.receive(wire)
+        except ProtocolError as exc:
+            return Replay(observer, index, exc, torn)
+    return Replay(observer, len(records), None, torn)
+
+
+def _read_file(data: bytes) -> tuple[bytes, bytes, list[bytes], int]:
+    """A transcript file's table id, binding, complete records and torn-tail length."""
     if len(data) < HEADER_LEN or not data.startswith(FILE_MAGIC):
         raise TranscriptFileError("not a tarot-p2p transcript file")
     if int.from_bytes(data[len(FILE_MAGIC) : len(FILE_MAGIC) + 2], "big") != FILE_VERSION:
@@ -464,16 +652,14 @@ def replay_file(data: bytes) -> Replay:
             break
         records.append(data[offset + 4 : offset + 4 + length])
         offset += 4 + length
-    observer = _observer_for(table_id, data[HEADER_LEN - DIGEST_LEN : HEADER_LEN], records)
-    for index, wire in enumerate(records):
-        try:
-            observer.receive(wire)
-        except ProtocolError as exc:
-            return Replay(observer, index, exc, len(data) - offset)
-    return Replay(observer, len(records), None, len(data) - offset)
+    return table_id, data[HEADER_LEN - DIGEST_LEN : HEADER_LEN], records, len(data) - offset
 
 
-def _observer_for(table_id: bytes, binding: bytes, records: list[bytes]) -> Peer:
+def _setup_of(
+    table_id: bytes, header_binding: bytes, records: list[bytes]
+) -> tuple[TableConfig, list[Ed25519PublicKey], tuple[str, ...]]:
+    """The configuration, roster and names of the set-up record, checked against the
+    file header's binding."""
     try:
         first = open_envelope(records[0], table_id=table_id, roster=None)
         if first.kind != "table":
@@ -482,9 +668,8 @@ def _observer_for(table_id: bytes, binding: bytes, records: list[bytes]) -> Peer
         assert isinstance(setup, m.Setup)
         config = TableConfig.from_canonical_bytes(setup.config)
         roster = [Ed25519PublicKey.from_public_bytes(k) for k in setup.roster]
-        observer = Peer(config, table_id, roster, setup.names)
     except (IndexError, ValueError, ProtocolError) as exc:
         raise TranscriptFileError(f"unusable table set-up: {exc}") from None
-    if observer.binding != binding:
+    if table_binding(setup) != header_binding:
         raise TranscriptFileError("the set-up does not match the file's binding")
-    return observer
+    return config, roster, setup.names

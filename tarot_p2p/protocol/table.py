@@ -4,10 +4,15 @@ Theory of operation
 ===================
 
 A table is a sequence of *hands*: hand 0 is the set-up (the host's ``table`` message, which
-fixes rules, roster and names) and the draw of the first dealer; hands 1, 2, ... are the
-deals of the game, until the score sheet says the game is over. Each hand is a
+fixes rules, roster and names) and the draw of seats and first dealer; hands 1, 2, ... are
+the deals of the game, until the score sheet says the game is over. Each hand is a
 :class:`HandMachine`; :class:`TableMachine` chains them and keeps the agreed score sheet.
 ``protocol/table.md`` is the normative description; this file is its executable form.
+
+Two numberings. In hand 0 a sender is named by its *member* index, its place in the
+set-up's roster (join order); the draw then gives every member a *seat* (playing order,
+seat 0 deals first), and from hand 1 on every index — envelope sender, roster key, engine
+seat, score-sheet column — is a seat. :attr:`TableMachine.seating` maps one to the other.
 
 Exactly one sender at a time. The transcript is linear, so at every moment the machine
 names the one seat that must speak (:meth:`HandMachine.expected_sender`) and the message
@@ -81,10 +86,10 @@ from tarot_p2p.rules.state import IllegalAction, IncompleteInformation, State, f
 from tarot_p2p.rules.state import Phase as EnginePhase
 
 DEALT_SLOTS: Final = 78
-HOST: Final = 0
-"""The seat that created the table and sends the set-up message."""
-BINDING_TAG: Final = b"tarot-p2p/binding/v1\x00"
 """Slots ``0..77`` are the dealt deck; the taker's deck starts at this slot."""
+HOST: Final = 0
+"""The member that created the table and sends the set-up message (roster index 0)."""
+BINDING_TAG: Final = b"tarot-p2p/binding/v1\x00"
 
 
 class Phase(enum.Enum):
@@ -185,10 +190,13 @@ class ChienShown:
 
 
 @dataclass(frozen=True, slots=True)
-class DealerDrawn:
-    dealer: int
+class SeatsDrawn:
+    """Hand 0 is over: the draw fixed the seats; seat 0 deals hand 1."""
+
+    seating: tuple[int, ...]
+    """The member (roster index) at each seat: members by drawn card, lowest first."""
     draws: tuple[tuple[int, int], ...]
-    """(seat, card) of every draw, in order, the redrawn Excuses included."""
+    """(member, card) of every draw, in order, the redrawn Excuses included."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +208,7 @@ class HandEnded:
     scores: tuple[int, ...]
 
 
-Event = Opened | EngineAction | ChienShown | DealerDrawn | HandEnded
+Event = Opened | EngineAction | ChienShown | SeatsDrawn | HandEnded
 
 
 def draw_order(card: int) -> tuple[int, int, int]:
@@ -212,7 +220,7 @@ def draw_order(card: int) -> tuple[int, int, int]:
 
 
 class HandMachine:
-    """One hand of the table: hand 0 draws the first dealer, later hands are deals."""
+    """One hand of the table: hand 0 draws the seats, later hands are deals."""
 
     def __init__(
         self,
@@ -256,9 +264,11 @@ class HandMachine:
         self.exposed: Violation | None = None
         """Set when an accepted message proved an earlier one false (phase ABORTED)."""
         self.draws: list[tuple[int, int]] = []
-        """Hand 0: (seat, card) of every draw in order, redrawn Excuses included."""
+        """Hand 0: (member, card) of every draw in order, redrawn Excuses included."""
         self._drawing: dict[int, int] = {}
-        """Hand 0: seat -> slot of the draws of the current DRAW round."""
+        """Hand 0: member -> slot of the draws of the current DRAW round."""
+        self.seating: tuple[int, ...] | None = None
+        """Hand 0, once drawn: the member at each seat."""
 
     # ------------------------------------------------------------------ queries
 
@@ -615,7 +625,10 @@ class HandMachine:
     # ------------------------------------------------------------------ hand 0: the draw
 
     def _after_draw(self, events: list[Event]) -> Phase:
-        """Record the round's draws; the Excuse is redrawn from the next unused slots."""
+        """Record the round's draws; the Excuse is redrawn from the next unused slots. Once
+        every member holds a card other than the Excuse, the members sorted by card (lowest
+        first) take seats 0, 1, ...: the lowest card deals hand 1, the others sit in
+        playing order after him."""
         used = max(self._drawing.values()) + 1
         redraw: dict[int, int] = {}
         for seat, slot in sorted(self._drawing.items()):
@@ -626,9 +639,9 @@ class HandMachine:
         if redraw:
             return Phase.DRAW
         final = dict(self.draws)
-        self.dealer = min(final, key=lambda s: draw_order(final[s]))
+        self.seating = tuple(sorted(final, key=lambda member: draw_order(final[member])))
         self.scores = (0,) * self.seats
-        events.append(DealerDrawn(self.dealer, tuple(self.draws)))
+        events.append(SeatsDrawn(self.seating, tuple(self.draws)))
         return Phase.DONE
 
     # ------------------------------------------------------------------ engine glue
@@ -694,26 +707,45 @@ def binding(setup: m.Setup) -> bytes:
 
 
 class TableMachine:
-    """The whole table: set-up and dealer draw (hand 0), then hands until the sheet is over."""
+    """The whole table: set-up and seat draw (hand 0), then hands until the sheet is over."""
 
     def __init__(
         self, config: TableConfig, table_id: bytes, roster: Sequence[bytes], names: Sequence[str]
     ) -> None:
+        """``roster`` and ``names`` are by member (the set-up's order)."""
         if config.players not in (3, 4, 5):
             raise ValueError("the network protocol plays three, four or five seats")
         if len(roster) != config.seats or len(names) != config.seats:
             raise ValueError(f"a {config.seats}-seat table needs {config.seats} keys and names")
         self.config = config
         self.table_id = table_id
-        self.names = tuple(names)
-        self.setup = m.Setup(config.canonical_bytes(), tuple(roster), self.names)
+        self.setup = m.Setup(config.canonical_bytes(), tuple(roster), tuple(names))
         self.binding = binding(self.setup)
         self.hand = HandMachine(config, table_id, 0, 0, self.setup)
+        self.seating: tuple[int, ...] | None = None
+        """The member at each seat, once hand 0 has drawn them."""
         self.sheet: ScoreSheet | None = None
 
     @property
     def finished(self) -> bool:
         return self.sheet is not None and self.sheet.is_over
+
+    def roster(self, hand: int) -> tuple[bytes, ...] | None:
+        """The identity keys indexed as senders of ``hand`` sign: by member in hand 0, by
+        seat later (``None`` while the seats are not drawn)."""
+        if hand == 0:
+            return self.setup.roster
+        if self.seating is None:
+            return None
+        return tuple(self.setup.roster[member] for member in self.seating)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' names by the current hand's index: by member in hand 0, by seat
+        once seated."""
+        if self.seating is None:
+            return self.setup.names
+        return tuple(self.setup.names[member] for member in self.seating)
 
     def expected_sender(self) -> int | None:
         return None if self.finished else self.hand.expected_sender()
@@ -727,7 +759,8 @@ class TableMachine:
     def _next_hand(self) -> None:
         done = self.hand
         if done.hand == 0:
-            self.sheet = ScoreSheet(self.config, self.names, done.dealer)
+            self.seating = done.seating
+            self.sheet = ScoreSheet(self.config, self.names, first_dealer=0)
         else:
             assert self.sheet is not None and done.scores is not None
             if done.void is None:

@@ -425,6 +425,17 @@ class State:
         """The actions applied so far, in order (replayable on a fresh state)."""
         return list(self._history)
 
+    def clone(self) -> State:
+        """An independent copy, to try moves on without touching this position (a peer
+        checking its own écart or poignée first). The containers are copied, the
+        immutable values (cards, tuples, the configuration) shared."""
+        other = State.__new__(State)
+        for name in State.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, list(value) if isinstance(value, list) else value)
+        other.piles = [[list(pile) for pile in piles] for piles in self.piles]
+        return other
+
     def is_known(self, seat: int) -> bool:
         """True when this state sees every card of ``seat``'s hand."""
         return self.hidden[seat] == 0

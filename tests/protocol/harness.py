@@ -27,12 +27,26 @@ Tamper = Callable[[int, bytes], bytes]
 
 @dataclass
 class Table:
+    """``keys``, ``peers`` and ``events`` are by member (roster index); ``events[-1]`` is
+    the observer's."""
+
     config: TableConfig
     keys: list[Ed25519PrivateKey]
     peers: list[Peer]
     observer: Peer
     wires: list[bytes] = field(default_factory=list)
     events: list[list[PeerEvent]] = field(default_factory=list)
+
+    def peer_at(self, seat: int) -> Peer:
+        """The peer that sends as ``seat`` now (its member index in hand 0)."""
+        return next(p for p in self.peers if p.seat == seat)
+
+    def key_of(self, hand: int, seat: int) -> Ed25519PrivateKey:
+        """The identity key of the sender numbered ``seat`` in ``hand``."""
+        seating = self.observer.seating
+        if hand == 0 or seating is None:
+            return self.keys[seat]
+        return self.keys[seating[seat]]
 
 
 def make_table(config: TableConfig, seed: bytes = b"t") -> Table:
@@ -100,17 +114,17 @@ def step(table: Table, bot: Bot, tamper: Tamper | None = None) -> bool:
     sender = table.peers[0].expected_sender()
     if sender is None:
         return False
-    peer = table.peers[sender]
+    peer = table.peer_at(sender)
     wire = peer.next_message()
     if wire is None:
         wire = bot.choose(peer)
     table.wires.append(wire)
-    table.events[sender].extend(peer.own_events)
+    table.events[peer.member or 0].extend(peer.own_events)
     delivered = tamper(sender, wire) if tamper else wire
     for other in (*table.peers, table.observer):
         if other is not peer:
             events = other.receive(delivered)
-            table.events[other.seat if other.seat is not None else -1].extend(events)
+            table.events[other.member if other.member is not None else -1].extend(events)
     return True
 
 

@@ -6,8 +6,8 @@ keys, each seat's randomness from ``DeterministicRandom(b"tarot-p2p vector seat 
 deterministic Ed25519 signatures and bot choices. ``test_table_vectors.py`` regenerates it
 byte for byte and replays the stored file through an observer.
 
-For implementers: ``table_game_3.tp2p`` is a transcript file (``wire.md`` §5) of the set-up,
-the dealer draw and one garde at three seats; ``table_game_3.json`` gives its table id,
+For implementers: ``table_game_3.tp2p`` is a transcript file (``wire.md`` §4.4) of the
+set-up, the seat draw and one garde at three seats; ``table_game_3.json`` gives its table id,
 binding, final digest, the message kinds in order and the agreed score sheet. A compatible
 peer accepts every record and reaches the same digest and scores.
 """
@@ -56,7 +56,7 @@ def build() -> tuple[bytes, dict[str, Any]]:
     bot = Bot(contract=Contract.GARDE, seed=2026)
     wires: list[bytes] = []
     while (sender := peers[0].expected_sender()) is not None:
-        peer = peers[sender]
+        peer = next(p for p in peers if p.seat == sender)
         wire = peer.next_message() or bot.choose(peer)
         wires.append(wire)
         for other in peers:

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from cryptography.exceptions import InvalidSignature
 
-from tarot_p2p.protocol.table import DealerDrawn, HandEnded, Phase, draw_order
-from tarot_p2p.rules.cards import EXCUSE, PETIT, mask_of, parse_card
+from tarot_p2p.protocol.table import HandEnded, Phase, SeatsDrawn, draw_order
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.cards import EXCUSE, PETIT, CardSet, mask_of, parse_card
 from tarot_p2p.rules.config import AllPass, FivePlayerMode
 from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
 from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, rig_deal, step
+
+
+def poignees(table: Table) -> list[tuple[int, CardSet]]:
+    """The poignées shown so far in the current hand, from its public history."""
+    history = table.observer.hand.history
+    return [(seat, act.cards) for seat, act in history if isinstance(act, a.Poignee)]
 
 
 def check_secrecy(table: Table) -> None:
@@ -23,7 +31,7 @@ def check_secrecy(table: Table) -> None:
     if hand.hand == 0 or hand.engine is None:
         return
     shown = 0
-    for _, cards in hand.engine._poignees:
+    for _, cards in poignees(table):
         shown |= cards
     if hand.void is LineKind.PETIT_SEC:
         shown |= mask_of(hand.cards.values())  # that whole hand was shown
@@ -106,16 +114,16 @@ def test_all_pass_is_a_void_deal() -> None:
 
 def test_poignee_opens_only_the_shown_trumps() -> None:
     # Seed chosen so that a seat holds a poignée (8 trumps at five players).
-    table = make_table(one_deal(5), seed=b"poignee-3")
+    table = make_table(one_deal(5), seed=b"poignee-1")
     bot = Bot(contract=Contract.GARDE, seed=3, poignee=True)
     shown: list[tuple[int, int]] = []
     while step(table, bot):
         check_secrecy(table)
         hand = table.observer.hand
-        if hand.engine is not None and hand.engine._poignees and not shown:
-            shown = list(hand.engine._poignees)
+        if poignees(table) and not shown:
+            shown = poignees(table)
             seat, cards = shown[0]
-            held = table.peers[seat].my_cards()
+            held = table.peer_at(seat).my_cards()
             assert cards & held == cards, "the poignée shows cards its owner still holds"
             opened = {hand.cards[s] for s in hand.holding[seat] if s in hand.cards}
             assert mask_of(opened) == cards, "exactly the poignée's cards are open"
@@ -126,15 +134,49 @@ def test_poignee_opens_only_the_shown_trumps() -> None:
     assert hand.audit.outcome.poignees
 
 
-def test_dealer_draw_lowest_card_deals() -> None:
-    table = make_table(one_deal(4), seed=b"draw")
-    while table.peers[0].hand.hand == 0:
+def draw_seats(table: Table) -> SeatsDrawn:
+    while table.observer.hand.hand == 0:
         step(table, Bot())
-    (drawn,) = [e for e in table.events[-1] if isinstance(e, DealerDrawn)]
+    (drawn,) = [e for e in table.events[-1] if isinstance(e, SeatsDrawn)]
+    return drawn
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_seats_are_drawn_lowest_card_deals(players: int) -> None:
+    table = make_table(one_deal(players), seed=b"draw%d" % players)
+    drawn = draw_seats(table)
     final = dict(drawn.draws)
-    assert EXCUSE not in final.values()
-    assert drawn.dealer == min(final, key=lambda s: draw_order(final[s]))
-    assert table.observer.hand.dealer == drawn.dealer
+    assert EXCUSE not in final.values() and sorted(final) == list(range(players))
+    assert [draw_order(final[m]) for m in drawn.seating] == sorted(map(draw_order, final.values()))
+    for member, peer in enumerate(table.peers):
+        assert peer.seating == drawn.seating
+        assert peer.member == member and peer.seat == drawn.seating.index(member)
+    assert table.observer.hand.dealer == 0, "the lowest card deals hand 1"
+    sheet = table.observer.sheet
+    assert sheet is not None
+    assert sheet.names == tuple(f"P{m}" for m in drawn.seating)
+    assert table.observer.names == sheet.names
+
+
+def test_the_seating_is_not_the_roster_order() -> None:
+    # With honest shuffles each seating is equally likely: over eight tables at four
+    # seats (24 seatings) the roster order cannot be the rule.
+    seatings = {draw_seats(make_table(one_deal(4), seed=b"s%d" % i)).seating for i in range(8)}
+    assert len(seatings) > 1
+
+
+def test_hand_one_is_signed_by_drawn_seats() -> None:
+    table = make_table(one_deal(3), seed=b"signed")
+    drawn = draw_seats(table)
+    step(table, Bot())
+    first = list(table.observer.transcript)[-1]
+    assert (first.hand, first.seq, first.seat, first.kind) == (1, 0, 0, "key")
+    member = drawn.seating[0]
+    assert member != 0, "seed chosen so that seat 0 is not member 0"
+    signed = b"tarot-p2p/envelope/v1\x00" + first.payload
+    table.keys[member].public_key().verify(first.signature, signed)
+    with pytest.raises(InvalidSignature):
+        table.keys[0].public_key().verify(first.signature, signed)
 
 
 def test_draw_order_follows_the_fft() -> None:
@@ -160,7 +202,7 @@ def test_petit_sec_opens_that_hand_only_and_voids_the_deal() -> None:
     table = make_table(one_deal(4), seed=b"petit-sec")
     suits = [c for c in range(56) if c % 14 < 10]  # plain suit cards
 
-    def deck_for(dealer: int) -> list[int]:
+    def deck_for(dealer: int) -> list[int]:  # dealer is a seat
         pattern = deal_pattern(table.config, dealer)
         holder = (dealer + 1) % 4
         mine = iter([PETIT, *suits[:17]])

@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tarot_p2p.crypto.elgamal import Ciphertext
-from tarot_p2p.crypto.group import point_to_bytes
+from tarot_p2p.crypto.group import point_to_bytes, scalar_from_bytes
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shares import prove_shares
+from tarot_p2p.protocol.codec import decode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
 from tarot_p2p.protocol.messages import Ecart, PetitSec, Play, dump_body, load_body
@@ -65,7 +66,7 @@ def forge(
     mutate(body)
     signer = env.seat if seat is None else seat
     return seal(
-        table.keys[signer],
+        table.key_of(env.hand, signer),
         table_id=env.table_id,
         hand=env.hand,
         seq=env.seq,
@@ -155,11 +156,11 @@ def test_own_illegal_choice_is_a_local_error() -> None:
         step(table, bot)
     sender = table.peers[0].expected_sender()
     assert sender is not None
-    peer = table.peers[sender]
+    peer = table.peer_at(sender)
     head = peer.transcript.head
     with pytest.raises(LocalProtocolError):
         peer.act(a.PLAY[0])
-    other = table.peers[(sender + 1) % 3]
+    other = table.peer_at((sender + 1) % 3)
     assert other.next_message() is None
     assert peer.transcript.head == head
 
@@ -172,23 +173,23 @@ def test_false_trump_in_the_ecart_is_exposed_and_blamed_on_the_taker() -> None:
     hand = table.peers[0].hand
     taker_seat = hand.expected_sender()
     assert taker_seat is not None
-    taker = table.peers[taker_seat]
+    taker = table.peer_at(taker_seat)
     legal = [x.card for x in taker.legal_actions() if isinstance(x, a.Discard)]
     chosen = 0
     for c in legal[:6]:
         chosen |= 1 << c
+    assert chosen & ~TRUMP_MASK, "the seed must give an écart with a non-trump"
     honest = taker.discard(chosen)
     # The taker forges: one of his discarded non-trumps is "shown" as a trump, with the
     # correct decryption share (he knows his key), so only its opening can expose it.
-    roster = {taker_seat: table.keys[taker_seat].public_key()}
+    taker_key = table.key_of(1, taker_seat)
+    roster = {taker_seat: taker_key.public_key()}
     env = open_envelope(honest, table_id=taker.table_id, roster=roster)
     msg = load_body("ecart", env.body)
     assert isinstance(msg, Ecart)
-    base = 78
-    liar = next(j for j in msg.discard if not (TRUMP_MASK >> taker._cards[base + j]) & 1)
+    liar = next(j for j in msg.discard if j not in msg.trumps)  # every trump is shown
     trumps = tuple(sorted({*msg.trumps, liar}))
-    x = taker._x
-    assert x is not None
+    x = scalar_from_bytes(decode(taker.export_secrets())["x"])  # type: ignore[index, arg-type]
     shown = [Ciphertext.from_bytes(msg.deck[66 * j : 66 * (j + 1)]) for j in trumps]
     ctx = hand.context("ecart", taker_seat)
     shares, proof = prove_shares(x, shown, ctx, DeterministicRandom(b"forger"))
@@ -199,7 +200,7 @@ def test_false_trump_in_the_ecart_is_exposed_and_blamed_on_the_taker() -> None:
         dproof=proof.to_bytes(),
     )
     wire = seal(
-        table.keys[taker_seat],
+        taker_key,
         table_id=env.table_id,
         hand=env.hand,
         seq=env.seq,
@@ -218,7 +219,7 @@ def test_false_trump_in_the_ecart_is_exposed_and_blamed_on_the_taker() -> None:
         if sender is None:
             break
         try:
-            out = table.peers[sender].next_message()
+            out = table.peer_at(sender).next_message()
         except CheatExposed as exc:
             exposed.append(exc)
             out = exc.outgoing
@@ -285,7 +286,7 @@ def test_revoke_passes_the_public_checks_and_is_penalised_by_the_audit() -> None
     bot = Bot(contract=Contract.GARDE, seed=5)
     cheater: Peer | None = None
     while (sender := table.peers[0].expected_sender()) is not None:
-        peer = table.peers[sender]
+        peer = table.peer_at(sender)
         wire = peer.next_message()
         if wire is None and peer is cheater:
             wire = cheat_play(peer, min(cards_of(peer.my_cards())))
@@ -333,13 +334,13 @@ def test_false_petit_sec_is_blamed_on_its_sender() -> None:
         step(table, bot)
     seat = table.observer.expected_sender()
     assert seat is not None
-    liar = table.peers[seat]
+    liar = table.peer_at(seat)
     assert a.PETIT_SEC not in liar.legal_actions()
     with pytest.raises(LocalProtocolError):
         liar.act(a.PETIT_SEC)
     d, proof = liar._shares("petit_sec", liar.hand.holding[seat])
     wire = seal(
-        table.keys[seat],
+        table.key_of(1, seat),
         table_id=liar.table_id,
         hand=1,
         seq=len([e for e in liar.transcript if e.hand == 1]),

@@ -23,16 +23,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tarot_p2p.protocol.audit_report import (
-    EXIT_CODES,
-    TranscriptReport,
-    audit_file,
-    compare,
+from tarot_p2p.protocol.audit_render import (
     comparison_json,
     headline,
     render,
     render_comparison,
     to_json,
+)
+from tarot_p2p.protocol.audit_report import (
+    EXIT_CODES,
+    TranscriptReport,
+    audit_file,
+    compare,
     worst,
 )
 

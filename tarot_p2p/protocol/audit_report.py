@@ -38,17 +38,17 @@ the longest, or they *fork*. Two records for the same slot, both validly signed 
 same seat, are that seat's equivocation (attributed); any other divergence comes from a
 file already reported as corrupt or invalid (:func:`compare`).
 
-Records are numbered from 1 in file order, as the payloads of ``wire.md`` §4.2: record
+The report is data; :mod:`.audit_render` words it as text or JSON. Records are
+numbered from 1 in file order, as the payloads of ``wire.md`` §4.2: record
 ``i`` carries ``digest_{i-1}``.
 """
 
 from __future__ import annotations
 
 import enum
-import hashlib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Final
+from dataclasses import dataclass, field, replace
+from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -67,9 +67,9 @@ from tarot_p2p.protocol.transcript import (
 )
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.audit import Offence
-from tarot_p2p.rules.cards import CardSet, card_name, cards_of, mask_of
+from tarot_p2p.rules.cards import CardSet, mask_of
 from tarot_p2p.rules.config import TableConfig
-from tarot_p2p.rules.scoring import Contract, HandScore, explain_hand
+from tarot_p2p.rules.scoring import Contract, HandOutcome, HandScore, explain_hand
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
 
 
@@ -128,9 +128,11 @@ class RecordRef:
     """Byte offset of its length prefix."""
     slot: tuple[int, int] | None
     seat: int | None
-    """The seat its payload claims as sender (signed only where the text says so)."""
+    """The sender its payload names (a member in hand 0, a seat later)."""
     kind: str | None
     wire: bytes
+    signed: bool = False
+    """True when the signature was verified under the key of the seat it names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +162,7 @@ class HandSummary:
     phase: str
     """``done`` once agreed; otherwise the phase the hand stopped in."""
     dealer: int | None
+    """The seat that dealt (``None`` in hand 0, which draws the seats)."""
     draws: tuple[tuple[int, int], ...] = ()
     """Hand 0: (seat, card) of every draw, redrawn Excuses included."""
     contract: Contract | None = None
@@ -174,8 +177,10 @@ class HandSummary:
     shown: tuple[tuple[int, CardSet], ...] = ()
     """Cards opened to all before the end: a petit sec hand, poignées."""
     offences: tuple[Offence, ...] = ()
+    outcome: HandOutcome | None = None
+    """What the opened cards give (the attack's points and oudlers...), first offender set."""
     score: HandScore | None = None
-    """The score computed from the opened cards (with the penalty), when a hand was played."""
+    """The score computed from ``outcome`` with the penalty, when a hand was played."""
     scores: tuple[int, ...] | None = None
     """The score line, once every seat signed it."""
     signed_by: tuple[int, ...] = ()
@@ -311,20 +316,22 @@ class _Framing:
             self.offsets.append(offset)
             self.wires.append(data[offset + 4 : offset + 4 + length])
             offset += 4 + length
-        self.end = offset
         self.torn = 0 if self.bad_frame else len(data) - offset
 
-    def ref(self, index: int) -> RecordRef:
-        return _ref(self.wires[index], self.table_id, index + 1, self.offsets[index])
+    def ref(self, index: int, *, signed: bool) -> RecordRef:
+        wire = self.wires[index]
+        return _ref(wire, self.table_id, index + 1, self.offsets[index], signed=signed)
 
 
-def _ref(wire: bytes, table_id: bytes, record: int | None, offset: int | None) -> RecordRef:
-    """What a record's payload claims, read without checking its signature."""
+def _ref(
+    wire: bytes, table_id: bytes, record: int | None, offset: int | None, *, signed: bool
+) -> RecordRef:
+    """What a record's payload says; ``signed`` tells whether its signature was verified."""
     try:
         env = open_envelope(wire, table_id=table_id, roster=None)
     except ProtocolError:
         return RecordRef(record, offset, None, None, None, wire)
-    return RecordRef(record, offset, env.slot, env.seat, env.kind, wire)
+    return RecordRef(record, offset, env.slot, env.seat, env.kind, wire, signed)
 
 
 class _Run:
@@ -349,7 +356,7 @@ class _Run:
                     Status.CORRUPT,
                     "the record repeats one already in the file (a writer's fault: a file "
                     "holds each accepted message once)",
-                    framing.ref(index),
+                    framing.ref(index, signed=True),
                 )
             self._track(index)
         return None
@@ -361,26 +368,26 @@ class _Run:
 
     def failure(self, index: int, exc: ProtocolError) -> Failure:
         framing = self.framing
-        at = framing.ref(index)
         if isinstance(exc, SeatViolation):
             evidence = tuple(self._evidence(wire) for wire in exc.evidence)
+            at = framing.ref(index, signed=True)
             return Failure(Status.VIOLATION, exc.reason, at, exc.seat, evidence)
         assert isinstance(exc, UnattributedMessage)
         if isinstance(exc, TranscriptGap):
             reason = (
-                "chain break: the record is signed, but its digest names a history this "
-                "file does not hold (a record before it is missing or out of order)"
+                "chain break: the record's digest names a history this file does not hold "
+                "(a record before it is missing or out of order)"
             )
-        else:
-            reason = f"{exc.reason}: nobody provably signed these bytes"
-        return Failure(Status.CORRUPT, reason, at)
+            return Failure(Status.CORRUPT, reason, framing.ref(index, signed=True))
+        reason = f"{exc.reason}: nobody provably signed these bytes"
+        return Failure(Status.CORRUPT, reason, framing.ref(index, signed=False))
 
     def _evidence(self, wire: bytes) -> RecordRef:
         framing = self.framing
         index = framing.wires.index(wire) if wire in framing.wires else None
         if index is None:
-            return _ref(wire, framing.table_id, None, None)
-        return framing.ref(index)
+            return _ref(wire, framing.table_id, None, None, signed=True)
+        return framing.ref(index, signed=True)
 
 
 def audit_file(data: bytes) -> TranscriptReport:
@@ -398,7 +405,8 @@ def audit_file(data: bytes) -> TranscriptReport:
     try:
         setup = replay_file(data[: framing.offsets[0] + 4 + len(framing.wires[0])])
     except TranscriptFileError as exc:
-        return _unverified(data, framing, Failure(Status.CORRUPT, str(exc), framing.ref(0)))
+        at = framing.ref(0, signed=False)
+        return _unverified(data, framing, Failure(Status.CORRUPT, str(exc), at))
     run = _Run(framing, setup.observer)
     if setup.error is not None:
         failure: Failure | None = run.failure(0, setup.error)
@@ -490,8 +498,7 @@ def _summary(
     signed = tuple(e.seat for e in mine if e.kind == "score")
     phase = hand.phase.value
     if hand.hand == 0:
-        drawn = hand.phase is Phase.DONE
-        return HandSummary(0, first, last, phase, 0 if drawn else None, tuple(hand.draws))
+        return HandSummary(0, first, last, phase, None, tuple(hand.draws))
     engine = hand.engine
     summary = HandSummary(hand.hand, first, last, phase, hand.dealer, signed_by=signed)
     if engine is None:
@@ -525,6 +532,7 @@ def _summary(
         chien=record.chien,
         ecart=ecart if ecart else None,
         offences=audit.offences,
+        outcome=outcome,
         score=explain_hand(config, outcome) if outcome is not None else None,
     )
 
@@ -585,9 +593,10 @@ def _divergence(reports: Sequence[TranscriptReport], i: int, j: int) -> Comparis
         if wa == wb or _payload(wa, table_id) == _payload(wb, table_id) is not None:
             continue
         record = index + 1
-        evidence = (_ref(wa, table_id, record, None), _ref(wb, table_id, record, None))
-        signed = [_signed(w, a_rep) for w in (wa, wb)]
-        ea, eb = signed
+        ea, eb = _signed(wa, a_rep), _signed(wb, a_rep)
+        evidence = tuple(
+            _ref(w, table_id, record, None, signed=e is not None) for w, e in ((wa, ea), (wb, eb))
+        )
         if ea is not None and eb is not None and (ea.seat, ea.slot) == (eb.seat, eb.slot):
             reason = (
                 f"fork at record {record}: seat {ea.seat} signed two different messages "
@@ -614,7 +623,7 @@ def _payload(wire: bytes, table_id: bytes) -> bytes | None:
 def _signed(wire: bytes, report: TranscriptReport) -> SignedEnvelope | None:
     """The envelope if its signature verifies under the key of the player it names."""
     assert report.table_id is not None
-    claimed = _ref(wire, report.table_id, None, None)
+    claimed = _ref(wire, report.table_id, None, None, signed=False)
     if claimed.slot is None or claimed.seat is None:
         return None
     member = report.member_of(claimed.seat, claimed.slot[0])
@@ -625,345 +634,3 @@ def _signed(wire: bytes, report: TranscriptReport) -> SignedEnvelope | None:
         return open_envelope(wire, table_id=report.table_id, roster={claimed.seat: key})
     except ProtocolError:
         return None
-
-
-# ---------------------------------------------------------------------- rendering
-
-
-def _cards(mask: CardSet) -> str:
-    return " ".join(card_name(c) for c in cards_of(mask)) or "-"
-
-
-def _points(half: int) -> str:
-    return f"{half // 2}.5" if half % 2 else str(half // 2)
-
-
-def _signed_score(score: int) -> str:
-    return f"+{score}" if score > 0 else str(score)
-
-
-_HEADLINES: Final[dict[Status, str]] = {
-    Status.VALID: "VALID: a complete game; every record verified",
-    Status.INCOMPLETE: "INCOMPLETE: every record verified, but the game is not over",
-    Status.TORN_TAIL: "TORN TAIL: the file ends inside a record; what precedes verified",
-    Status.CORRUPT: "CORRUPT: a damaged file, or bytes nobody signed",
-    Status.VIOLATION: "VIOLATION: a seat signed a message the protocol refuses",
-}
-
-
-def headline(report: TranscriptReport) -> str:
-    """One line: the verdict and, on failure, where and who."""
-    line = _HEADLINES[report.status]
-    failure = report.failure
-    if failure is None:
-        return line
-    return f"{line} — {_failure_line(report, failure)}"
-
-
-def _describe(report: TranscriptReport, ref: RecordRef) -> str:
-    parts = [f"record {ref.record}" if ref.record is not None else "a record not in this file"]
-    if ref.offset is not None:
-        parts.append(f"at byte {ref.offset}")
-    if ref.slot is not None:
-        parts.append(f"slot {ref.slot[0]}.{ref.slot[1]}")
-    if ref.kind is not None:
-        parts.append(f"'{ref.kind}'")
-    if ref.seat is not None:
-        parts.append(f"from {report.who(ref.seat, ref.slot[0] if ref.slot else 1)}")
-    return " ".join(parts)
-
-
-def _hand_of(failure: Failure) -> int:
-    """The hand of the record that failed: it says how its sender index is numbered."""
-    return failure.at.slot[0] if failure.at is not None and failure.at.slot else 1
-
-
-def _failure_line(report: TranscriptReport, failure: Failure) -> str:
-    out = []
-    if failure.at is not None:
-        out.append(_describe(report, failure.at) + ":")
-    if failure.blamed is not None:
-        out.append(f"{report.who(failure.blamed, _hand_of(failure))} is to blame:")
-    out.append(failure.reason)
-    if failure.expected is not None:
-        seat, kinds, hand, phase = failure.expected
-        out.append(
-            f"; {report.who(seat, hand)} was to send {' or '.join(kinds)} "
-            f"(hand {hand}, phase {phase})"
-        )
-    return " ".join(out).replace(" ;", ";")
-
-
-def _config_lines(config: TableConfig) -> list[str]:
-    fields = _config_fields(config)
-    defaults = _config_fields(TableConfig(players=config.players))
-    length = f"{config.game_length} {config.game_end.value}"
-    variants = [
-        f"{k}={v}"
-        for k, v in fields.items()
-        if v != defaults[k] and k not in ("game_end", "game_length")
-    ]
-    return [
-        f"Rules     config digest {config.digest().hex()}",
-        f"          {config.players} players; game length {length}; penalty {config.penalty.value}",
-        f"          variants: {', '.join(variants) if variants else 'none (FFT defaults)'}",
-    ]
-
-
-def _config_fields(config: TableConfig) -> dict[str, str]:
-    lines = config.canonical_bytes().decode("ascii").split("\n")[1:]
-    return dict(line.split("=", 1) for line in lines)
-
-
-def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
-    name = report.name
-    span = f"records {h.first_record}-{h.last_record}"
-    if h.number == 0:
-        out = [f"Hand 0 — set-up and seat draw ({span})"]
-        if h.draws:
-            draws = ", ".join(f"{name(m, 0)} {card_name(c)}" for m, c in h.draws)
-            out.append(f"  draws: {draws}")
-        if report.seating is not None:
-            seats = ", ".join(f"{seat} {name(seat)}" for seat in range(len(report.seating)))
-            out.append(f"  seats, lowest card first (seat 0 deals hand 1): {seats}")
-        return out
-    title = f"Hand {h.number} — dealer {name(h.dealer) if h.dealer is not None else '?'}"
-    if h.void is not None:
-        title += f"; void deal ({h.void.value.replace('_', ' ')})"
-    elif h.taker is not None and h.contract is not None:
-        title += f"; {name(h.taker)} takes a {CONTRACT_NAMES[h.contract]}"
-        if h.called is not None:
-            partner = name(h.partner) if h.partner is not None else "nobody: alone"
-            title += f", calls {card_name(h.called)} (partner {partner})"
-    out = [f"{title} ({span})"]
-    if h.phase != Phase.DONE.value:
-        out.append(f"  stopped in phase {h.phase}")
-    for seat, cards in h.shown:
-        out.append(f"  shown by {name(seat)}: {_cards(cards)}")
-    if h.hands is not None:
-        out.append("  deal:")
-        width = max(len("chien"), *(len(m.name) for m in report.members))
-        for seat, cards in enumerate(h.hands):
-            out.append(f"    {name(seat).ljust(width)}  {_cards(cards)}")
-        out.append(f"    {'chien'.ljust(width)}  {_cards(h.chien or 0)}")
-        if h.ecart is not None:
-            out.append(f"    {'écart'.ljust(width)}  {_cards(h.ecart)}")
-    elif h.void is None:
-        out.append("  deal: not public (the hand did not reach its final opening)")
-    if h.score is not None:
-        s = h.score
-        verdict = "made" if s.made else "failed"
-        out.append(
-            f"  result: contract {verdict} by {abs(s.difference)} (threshold {s.threshold}); "
-            f"hand score {_signed_score(s.hand_score)}"
-            + ("" if s.attack_wins == s.made else " after the penalty")
-        )
-    if h.hands is not None:
-        if h.offences:
-            assert report.config is not None
-            out.append(
-                f"  offences found by the rules audit (penalty: {report.config.penalty.value}):"
-            )
-            for o in h.offences:
-                move = o.action_index + 1
-                out.append(
-                    f"    {name(o.seat)} (seat {o.seat}): {o.rule} — {o.detail} (move {move})"
-                )
-        else:
-            out.append("  offences found by the rules audit: none")
-    if h.scores is not None:
-        line = ", ".join(f"{name(s)} {_signed_score(v)}" for s, v in enumerate(h.scores))
-        out.append(f"  agreed scores, signed by {len(h.signed_by)} seats: {line}")
-    elif h.signed_by:
-        out.append(f"  score line signed so far by: {', '.join(name(s) for s in h.signed_by)}")
-    return out
-
-
-def _member_lines(report: TranscriptReport) -> list[str]:
-    """The players in join order, with the seat each drew and the identity key he signs
-    with (the join code's fingerprint is the first 16 bytes of a hash of it, ``wire.md`` §6)."""
-    if not report.members:
-        return []
-    width = max(len(m.name) for m in report.members)
-    seats = report.seating
-    out: list[str] = []
-    for m in report.members:
-        seat = f"seat {seats.index(m.member)}" if seats is not None else "not seated"
-        label = "Players   " if not out else "          "
-        out.append(f"{label}{m.name.ljust(width)}  {seat}  identity key {m.key.hex()}")
-    return out
-
-
-def render(report: TranscriptReport, label: str = "transcript") -> str:
-    """A readable report of :func:`audit_file`'s findings."""
-    out = [f"{label}: {headline(report)}"]
-    if report.table_id is not None and report.binding is not None:
-        out.append(f"Table     {report.table_id.hex()}")
-        out.append(f"Binding   {report.binding.hex()}")
-    out.append(
-        f"File      {report.size} bytes, {report.records} records, {report.verified} verified"
-        + (f", {report.torn_tail} bytes torn off the end" if report.torn_tail else "")
-    )
-    if report.head is not None and report.verified:
-        out.append(f"Digest    {report.head.hex()} (after record {report.verified})")
-    if report.config is not None:
-        out.extend(_config_lines(report.config))
-    out.extend(_member_lines(report))
-    for h in report.hands:
-        out.append("")
-        out.extend(_hand_lines(report, h))
-    if report.sheet is not None and report.sheet.lines:
-        out.extend(["", "Score sheet", report.sheet.render()])
-    failure = report.failure
-    if failure is not None and failure.evidence:
-        out.extend(
-            ["", "Evidence (signed by the blamed seat; re-check it with the set-up's keys):"]
-        )
-        for ref in failure.evidence:
-            digest = hashlib.sha256(ref.wire).hexdigest()
-            out.append(f"  {_describe(report, ref)}, wire SHA-256 {digest}")
-    t = report.tally
-    if not report.verified:
-        return "\n".join(out)
-    out.extend(
-        [
-            "",
-            f"Verified  {t.signatures} signatures, {t.key_proofs} key proofs, "
-            f"{t.shuffle_proofs} shuffle proofs, {t.share_proofs} share proofs "
-            f"({t.decryption_shares} decryption shares), {t.cards_opened} masked cards opened, "
-            f"{t.moves} moves checked by the rules engine, {t.hands_audited} hands audited, "
-            f"{t.score_signatures} score signatures",
-        ]
-    )
-    return "\n".join(out)
-
-
-def render_comparison(
-    comparison: Comparison, labels: Sequence[str], reports: Sequence[TranscriptReport]
-) -> str:
-    """The verdict of :func:`compare`, with the evidence of a fork."""
-    if comparison.files is None:
-        return f"Files agree: {comparison.reason}"
-    i, j = comparison.files
-    verdict = "agree" if comparison.agreement is Agreement.SAME else "DISAGREE"
-    out = [f"Files {verdict} ({labels[i]} and {labels[j]}): {comparison.reason}"]
-    for label, ref in zip((labels[i], labels[j]), comparison.evidence, strict=False):
-        digest = hashlib.sha256(ref.wire).hexdigest()
-        out.append(f"  {label}: {_describe(reports[i], ref)}, wire SHA-256 {digest}")
-    return "\n".join(out)
-
-
-# ---------------------------------------------------------------------- JSON
-
-
-def to_json(report: TranscriptReport) -> dict[str, Any]:
-    """A JSON-able view of the report (plain types; cards by name, bytes in hex)."""
-    config = report.config
-    return {
-        "status": report.status.value,
-        "exit_code": report.exit_code,
-        "failure": None if report.failure is None else _failure_json(report, report.failure),
-        "size": report.size,
-        "records": report.records,
-        "verified": report.verified,
-        "torn_tail": report.torn_tail,
-        "table_id": _hex(report.table_id),
-        "binding": _hex(report.binding),
-        "head": _hex(report.head),
-        "config": None
-        if config is None
-        else {"digest": config.digest().hex(), "fields": _config_fields(config)},
-        "members": [
-            {"member": m.member, "name": m.name, "key": m.key.hex()} for m in report.members
-        ],
-        "seating": None if report.seating is None else list(report.seating),
-        "hands": [_hand_json(h) for h in report.hands],
-        "sheet": None if report.sheet is None else report.sheet.to_dict(),
-        "tally": asdict(report.tally),
-    }
-
-
-def comparison_json(comparison: Comparison) -> dict[str, Any]:
-    return {
-        "agreement": comparison.agreement.value,
-        "status": comparison.status.value,
-        "reason": comparison.reason,
-        "files": None if comparison.files is None else list(comparison.files),
-        "record": comparison.record,
-        "blamed": comparison.blamed,
-        "evidence": [_ref_json(r) for r in comparison.evidence],
-    }
-
-
-def _hex(data: bytes | None) -> str | None:
-    return None if data is None else data.hex()
-
-
-def _names(mask: CardSet | None) -> list[str] | None:
-    return None if mask is None else [card_name(c) for c in cards_of(mask)]
-
-
-def _ref_json(ref: RecordRef) -> dict[str, Any]:
-    return {
-        "record": ref.record,
-        "offset": ref.offset,
-        "slot": None if ref.slot is None else list(ref.slot),
-        "seat": ref.seat,
-        "kind": ref.kind,
-        "wire": ref.wire.hex(),
-    }
-
-
-def _failure_json(report: TranscriptReport, failure: Failure) -> dict[str, Any]:
-    expected = None
-    if failure.expected is not None:
-        seat, kinds, hand, phase = failure.expected
-        expected = {"seat": seat, "name": report.name(seat, hand), "kinds": list(kinds)}
-        expected.update(hand=hand, phase=phase)
-    return {
-        "status": failure.status.value,
-        "reason": failure.reason,
-        "at": None if failure.at is None else _ref_json(failure.at),
-        "blamed": failure.blamed,
-        "blamed_name": None
-        if failure.blamed is None
-        else report.name(failure.blamed, _hand_of(failure)),
-        "evidence": [_ref_json(r) for r in failure.evidence],
-        "expected": expected,
-    }
-
-
-def _hand_json(h: HandSummary) -> dict[str, Any]:
-    score = h.score
-    return {
-        "number": h.number,
-        "records": [h.first_record, h.last_record],
-        "phase": h.phase,
-        "dealer": h.dealer,
-        "draws": [{"seat": s, "card": card_name(c)} for s, c in h.draws],
-        "contract": None if h.contract is None else CONTRACT_NAMES[h.contract],
-        "taker": h.taker,
-        "partner": h.partner,
-        "called": None if h.called is None else card_name(h.called),
-        "void": None if h.void is None else h.void.value,
-        "deal": None
-        if h.hands is None
-        else {"hands": [_names(m) for m in h.hands], "chien": _names(h.chien)},
-        "ecart": _names(h.ecart),
-        "shown": [{"seat": s, "cards": _names(m)} for s, m in h.shown],
-        "offences": [
-            {"seat": o.seat, "rule": o.rule, "detail": o.detail, "move": o.action_index + 1}
-            for o in h.offences
-        ],
-        "score": None
-        if score is None
-        else {
-            "threshold": score.threshold,
-            "difference": score.difference,
-            "made": score.made,
-            "attack_wins": score.attack_wins,
-            "hand_score": score.hand_score,
-        },
-        "scores": None if h.scores is None else list(h.scores),
-        "signed_by": list(h.signed_by),
-    }

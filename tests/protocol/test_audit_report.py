@@ -1,0 +1,401 @@
+"""The offline audit: honest files pass, and each kind of damage is named where it happens.
+
+Games are played in memory (``harness.py``) and saved as transcript files; the audit must
+report exactly what the observers of the game saw, and every alteration — bytes nobody
+signed, a torn or cut file, a record removed, moved or repeated, a message re-signed by a
+cheating seat, a second file that forks — must stop it at the right record with the right
+verdict and the right seat.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tarot_p2p.protocol.audit_render import render, render_comparison, to_json
+from tarot_p2p.protocol.audit_report import (
+    Agreement,
+    Status,
+    TranscriptReport,
+    audit_file,
+    compare,
+)
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
+from tarot_p2p.protocol.messages import Play
+from tarot_p2p.protocol.peer import Dealt, Peer
+from tarot_p2p.protocol.table import Phase
+from tarot_p2p.protocol.transcript import HEADER_LEN, file_header
+from tarot_p2p.rules.cards import cards_of
+from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.state import Phase as EnginePhase
+from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game
+from tests.protocol.table_vectors import NAME, VECTOR_DIR
+
+FULL_DECK = (1 << 78) - 1
+
+
+@dataclass
+class Game:
+    table: Table
+    data: bytes
+
+    @property
+    def envelopes(self) -> list[SignedEnvelope]:
+        return list(self.table.observer.transcript)
+
+    def file(self, wires: list[bytes]) -> bytes:
+        return transcript_file(self.table, wires)
+
+    def find(self, kind: str, hand: int = 1, nth: int = 0) -> int:
+        hits = [i for i, e in enumerate(self.envelopes) if e.kind == kind and e.hand == hand]
+        return hits[nth]
+
+    def forge(self, index: int, mutate: Callable[[dict[str, Any]], None]) -> bytes:
+        """Record ``index`` with its body changed, validly re-signed by its own seat."""
+        env = self.envelopes[index]
+        body = dict(env.body)
+        mutate(body)
+        return seal(
+            self.table.key_of(env.hand, env.seat),
+            table_id=env.table_id,
+            hand=env.hand,
+            seq=env.seq,
+            seat=env.seat,
+            prev=env.prev,
+            kind=env.kind,
+            body=body,
+        ).wire
+
+
+def transcript_file(table: Table, wires: list[bytes]) -> bytes:
+    o = table.observer
+    return file_header(o.table_id, o.binding) + b"".join(
+        len(w).to_bytes(4, "big") + w for w in wires
+    )
+
+
+def played(players: int, contract: Contract, seed: bytes, bot_seed: int = 1) -> Game:
+    table = make_table(one_deal(players), seed=seed)
+    play_game(table, Bot(contract=contract, seed=bot_seed))
+    return Game(table, transcript_file(table, table.wires))
+
+
+@pytest.fixture(scope="module")
+def games() -> dict[int, Game]:
+    return {
+        3: played(3, Contract.GARDE_SANS, b"audit3"),
+        4: played(4, Contract.GARDE, b"audit4"),
+        5: played(5, Contract.PRISE, b"audit5"),
+    }
+
+
+@pytest.fixture(scope="module")
+def game(games: dict[int, Game]) -> Game:
+    return games[4]
+
+
+# ---------------------------------------------------------------------- honest files
+
+
+def test_the_stored_vector_passes() -> None:
+    meta = json.loads((VECTOR_DIR / f"{NAME}.json").read_text(encoding="utf-8"))
+    report = audit_file((VECTOR_DIR / f"{NAME}.tp2p").read_bytes())
+    assert report.status is Status.VALID and report.exit_code == 0
+    assert report.failure is None
+    kinds = [line.split()[-1] for line in meta["messages"]]
+    assert report.verified == report.records == len(kinds)
+    assert report.head is not None and report.head.hex() == meta["final_digest"]
+    assert report.sheet is not None and report.sheet.to_dict() == meta["sheet"]
+    tally = report.tally
+    assert tally.signatures == len(kinds)
+    assert tally.key_proofs == kinds.count("key")
+    assert tally.score_signatures == kinds.count("score") == 3
+    assert tally.shuffle_proofs == kinds.count("shuffle") + kinds.count("ecart")
+    assert tally.hands_audited == 1
+    assert [m.name for m in report.members] == meta["names"]
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_a_played_game_passes_and_shows_what_the_players_saw(
+    games: dict[int, Game], players: int
+) -> None:
+    g = games[players]
+    report = audit_file(g.data)
+    assert report.status is Status.VALID, render(report)
+    assert report.verified == len(g.table.wires)
+    observer = g.table.observer
+    assert report.head == observer.transcript.head
+    assert report.sheet is not None and observer.sheet is not None
+    assert report.sheet.lines == observer.sheet.lines
+    assert report.seating == observer.seating
+    assert [h.number for h in report.hands] == [0, 1]
+    deal = report.hands[1]
+    engine = observer.hand.engine
+    assert engine is not None
+    assert (deal.taker, deal.contract, deal.dealer) == (engine.taker, engine.contract, 0)
+    assert deal.hands is not None and deal.chien is not None
+    together = deal.chien
+    for cards in deal.hands:
+        assert not together & cards
+        together |= cards
+    assert together == FULL_DECK
+    # What the audit shows publicly is what each player was privately dealt.
+    assert report.seating is not None
+    for member, events in enumerate(g.table.events[:players]):
+        dealt = [e.cards for e in events if isinstance(e, Dealt)]
+        assert dealt == [deal.hands[report.seating.index(member)]]
+    assert deal.scores == observer.sheet.lines[0].scores
+    assert deal.signed_by == tuple(range(players))
+    assert deal.offences == ()
+    if players == 5:
+        assert deal.called is not None
+    tally = report.tally
+    assert tally.key_proofs == 2 * players
+    with_ecart = int(deal.contract is not None and deal.contract <= Contract.GARDE)
+    assert tally.shuffle_proofs == 2 * players + with_ecart
+    assert tally.hands_audited == 1 and tally.score_signatures == players
+    text = render(report, "game.tp2p")
+    assert text.startswith("game.tp2p: VALID")
+    assert "Score sheet" in text and "offences found by the rules audit: none" in text
+    json.dumps(to_json(report))
+
+
+def cheat_play(peer: Peer, card: int) -> bytes:
+    """Play ``card`` without the peer's own legality check (a modified client)."""
+    peer._private = None
+    slot = peer._slot_of(card)
+    d, proof = peer._shares("play", [slot])
+    return peer._send(Play(slot, d, proof))
+
+
+def test_a_revoke_is_named_with_its_player_and_penalised() -> None:
+    table = make_table(one_deal(4), seed=b"revoke")
+    bot = Bot(contract=Contract.GARDE, seed=5)
+    cheater: Peer | None = None
+    while (sender := table.observer.expected_sender()) is not None:
+        peer = table.peer_at(sender)
+        wire = peer.next_message()
+        if wire is None and peer is cheater:
+            wire = cheat_play(peer, min(cards_of(peer.my_cards())))
+        elif wire is None and cheater is None and peer.hand.phase is Phase.PLAY:
+            private = peer.private_state()
+            assert private is not None
+            if private.phase is EnginePhase.PLAY:
+                illegal = peer.my_cards() & ~private.legal_play_mask()
+                if illegal:
+                    cheater = peer
+                    wire = cheat_play(peer, min(cards_of(illegal)))
+        if wire is None:
+            wire = bot.choose(peer)
+        table.wires.append(wire)
+        for other in (*table.peers, table.observer):
+            if other is not peer:
+                other.receive(wire)
+    assert cheater is not None and cheater.seat is not None, "the seed must allow a revoke"
+    report = audit_file(transcript_file(table, table.wires))
+    assert report.status is Status.VALID, render(report)
+    offences = report.hands[1].offences
+    assert offences and offences[0].seat == cheater.seat
+    assert offences[0].rule in ("revoke", "must-trump", "must-overtrump")
+    score = report.hands[1].score
+    assert score is not None
+    assert report.hands[1].scores == score.scores
+    text = render(report)
+    name = report.name(cheater.seat)
+    assert f"{name} (seat {cheater.seat}): {offences[0].rule}" in text
+    assert "penalty: lose_hand" in text
+
+
+# ---------------------------------------------------------------------- damaged files
+
+
+def test_a_flipped_byte_in_a_signed_record_blames_nobody(game: Game) -> None:
+    index = game.find("play", nth=7)
+    wires = list(game.table.wires)
+    wire = wires[index]
+    wires[index] = wire[:40] + bytes([wire[40] ^ 0x10]) + wire[41:]
+    report = audit_file(game.file(wires))
+    assert report.status is Status.CORRUPT and report.exit_code == 3
+    failure = report.failure
+    assert failure is not None and failure.at is not None
+    assert failure.at.record == index + 1 and failure.blamed is None
+    assert report.verified == index
+    assert f"record {index + 1} at byte" in render(report)
+
+
+def test_a_torn_tail_is_reported_and_what_precedes_verified(game: Game) -> None:
+    report = audit_file(game.data[:-50])
+    assert report.status is Status.TORN_TAIL and report.exit_code == 5
+    assert report.verified == len(game.table.wires) - 1
+    assert report.torn_tail == len(game.table.wires[-1]) + 4 - 50
+    failure = report.failure
+    assert failure is not None and failure.expected is not None
+    last = game.envelopes[-1]
+    assert failure.expected[:2] == (last.seat, ("score",))
+
+
+def test_a_game_cut_short_names_who_was_to_speak(game: Game) -> None:
+    index = game.find("play", nth=10)
+    report = audit_file(game.file(game.table.wires[:index]))
+    assert report.status is Status.INCOMPLETE and report.exit_code == 4
+    failure = report.failure
+    assert failure is not None and failure.expected is not None
+    seat, kinds, hand, phase = failure.expected
+    assert (seat, hand, phase) == (game.envelopes[index].seat, 1, "play")
+    assert "play" in kinds
+    assert report.hands[1].hands is None  # the deal was never fully opened
+    assert f"{report.who(seat)} was to send" in render(report)
+
+
+@pytest.mark.parametrize("kind", ["removed", "swapped"])
+def test_a_record_removed_or_moved_breaks_the_chain(game: Game, kind: str) -> None:
+    index = game.find("shares", nth=2)
+    wires = list(game.table.wires)
+    if kind == "removed":
+        del wires[index]
+    else:
+        wires[index], wires[index + 1] = wires[index + 1], wires[index]
+    report = audit_file(game.file(wires))
+    assert report.status is Status.CORRUPT
+    failure = report.failure
+    assert failure is not None and failure.at is not None
+    assert failure.at.record == index + 1 and "chain break" in failure.reason
+    assert failure.blamed is None
+    assert (
+        failure.at.seat
+        == open_envelope(wires[index], table_id=game.table.observer.table_id, roster=None).seat
+    )
+
+
+def test_a_repeated_record_is_a_defect_of_the_file(game: Game) -> None:
+    index = game.find("key")
+    wires = list(game.table.wires)
+    wires.insert(index + 1, wires[index])
+    report = audit_file(game.file(wires))
+    assert report.status is Status.CORRUPT
+    assert report.failure is not None and report.failure.at is not None
+    assert report.failure.at.record == index + 2 and "repeats" in report.failure.reason
+
+
+def test_an_impossible_record_length_stops_there(game: Game) -> None:
+    index = 30
+    wires = game.table.wires
+    offset = HEADER_LEN + sum(4 + len(w) for w in wires[:index])
+    data = bytearray(game.data)
+    data[offset : offset + 4] = b"\xff\xff\xff\xff"
+    report = audit_file(bytes(data))
+    assert report.status is Status.CORRUPT and report.verified == index
+    assert report.failure is not None and report.failure.at is not None
+    assert report.failure.at.record == index + 1 and report.failure.at.offset == offset
+
+
+@pytest.mark.parametrize(
+    ("kind", "nth", "mutate", "words"),
+    [
+        ("score", 2, lambda b: b.update(scores=[b["scores"][0] + 1, *b["scores"][1:]]), "score"),
+        (
+            "shuffle",
+            1,
+            lambda b: b.update(deck=b["deck"][66:132] + b["deck"][:66] + b["deck"][132:]),
+            "shuffle",
+        ),
+    ],
+)
+def test_a_false_message_re_signed_by_a_seat_is_blamed_on_it(
+    game: Game, kind: str, nth: int, mutate: Callable[[dict[str, Any]], None], words: str
+) -> None:
+    index = game.find(kind, nth=nth)
+    wires = list(game.table.wires)
+    wires[index] = game.forge(index, mutate)
+    report = audit_file(game.file(wires))
+    assert report.status is Status.VIOLATION and report.exit_code == 1
+    failure = report.failure
+    assert failure is not None and failure.at is not None
+    seat = game.envelopes[index].seat
+    assert failure.blamed == seat and failure.at.record == index + 1
+    assert failure.at.kind == kind and words in failure.reason
+    assert [e.record for e in failure.evidence] == [index + 1]
+    assert failure.evidence[0].wire == wires[index]
+    assert f"signed by {report.who(seat)}: {failure.reason}" in render(report)
+
+
+def test_a_header_without_records_waits_for_the_set_up(game: Game) -> None:
+    report = audit_file(game.data[:HEADER_LEN])
+    assert report.status is Status.INCOMPLETE
+    assert report.failure is not None and report.failure.expected is not None
+    assert report.failure.expected[:2] == (0, ("table",))
+
+
+def test_a_set_up_that_does_not_match_the_header_is_corrupt(game: Game) -> None:
+    data = bytearray(game.data)
+    data[HEADER_LEN - 1] ^= 1  # the binding's last byte
+    report = audit_file(bytes(data))
+    assert report.status is Status.CORRUPT and report.verified == 0
+    assert report.failure is not None and report.failure.at is not None
+    assert report.failure.at.record == 1 and "binding" in report.failure.reason
+
+
+@pytest.mark.parametrize("data", [b"", b"TP2PTRN", bytes(range(256)) * 3])
+def test_garbage_is_reported_not_raised(data: bytes) -> None:
+    report = audit_file(data)
+    assert report.status is Status.CORRUPT and report.verified == 0
+    assert "CORRUPT" in render(report)
+    json.dumps(to_json(report))
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(position=st.integers(min_value=0), change=st.integers(min_value=1, max_value=255))
+def test_any_changed_byte_is_caught(games: dict[int, Game], position: int, change: int) -> None:
+    data = bytearray(games[3].data)
+    data[position % len(data)] ^= change
+    report = audit_file(bytes(data))
+    assert report.status is not Status.VALID
+
+
+# ---------------------------------------------------------------------- several files
+
+
+def test_prefixes_of_one_history_agree(game: Game) -> None:
+    full = audit_file(game.data)
+    cut = audit_file(game.file(game.table.wires[:50]))
+    comparison = compare([cut, full, full])
+    assert comparison.agreement is Agreement.SAME and comparison.status is Status.VALID
+
+
+def test_two_valid_files_that_fork_expose_an_equivocation(games: dict[int, Game]) -> None:
+    g = games[3]
+    other = played(3, Contract.GARDE_SANS, b"audit3", bot_seed=2)
+    reports = [audit_file(g.data), audit_file(other.data)]
+    assert [r.status for r in reports] == [Status.VALID, Status.VALID]
+    fork = next(
+        i for i, (x, y) in enumerate(zip(g.table.wires, other.table.wires, strict=False)) if x != y
+    )
+    comparison = compare(reports)
+    assert comparison.agreement is Agreement.FORK and comparison.status is Status.VIOLATION
+    assert comparison.record == fork + 1
+    assert comparison.blamed == g.envelopes[fork].seat == other.envelopes[fork].seat
+    assert [e.wire for e in comparison.evidence] == [g.table.wires[fork], other.table.wires[fork]]
+    text = render_comparison(comparison, ["a.tp2p", "b.tp2p"], reports)
+    assert "DISAGREE" in text and "equivocation" in text and "a.tp2p: record" in text
+
+
+def test_a_file_with_unsigned_bytes_diverges_without_blame(game: Game) -> None:
+    wires = list(game.table.wires)
+    wires[20] = wires[20][:40] + bytes([wires[20][40] ^ 1]) + wires[20][41:]
+    comparison = compare([audit_file(game.data), audit_file(game.file(wires))])
+    assert comparison.agreement is Agreement.DIVERGE and comparison.status is Status.CORRUPT
+    assert comparison.record == 21 and comparison.blamed is None
+
+
+def test_files_of_different_tables_do_not_agree(games: dict[int, Game]) -> None:
+    reports: list[TranscriptReport] = [audit_file(games[3].data), audit_file(games[4].data)]
+    comparison = compare(reports)
+    assert comparison.agreement is Agreement.OTHER_TABLE and comparison.status is Status.CORRUPT

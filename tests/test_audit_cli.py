@@ -1,0 +1,126 @@
+"""``tarot-p2p audit``: exit codes, the three output forms, and no traceback on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tarot_p2p.cli.main import main
+from tarot_p2p.protocol.transcript import HEADER_LEN
+from tests.protocol.table_vectors import NAME, VECTOR_DIR
+
+VECTOR = (VECTOR_DIR / f"{NAME}.tp2p").read_bytes()
+
+
+def record_ends(data: bytes) -> list[int]:
+    """Byte offsets just after each record of a transcript file."""
+    ends, offset = [], HEADER_LEN
+    while offset < len(data):
+        offset += 4 + int.from_bytes(data[offset : offset + 4], "big")
+        ends.append(offset)
+    return ends
+
+
+def audit(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main(["audit", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    cut = record_ends(VECTOR)[-2]
+    contents = {
+        "valid": VECTOR,
+        "cut": VECTOR[:cut],
+        "torn": VECTOR[: cut + 10],
+        "flipped": VECTOR[:5000] + bytes([VECTOR[5000] ^ 4]) + VECTOR[5001:],
+        "random": bytes(range(7, 250, 3)) * 20,
+        "empty": b"",
+    }
+    paths = {}
+    for name, data in contents.items():
+        paths[name] = tmp_path / f"{name}.tp2p"
+        paths[name].write_bytes(data)
+    return paths
+
+
+def test_a_valid_game_exits_0_with_the_full_report(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path]
+) -> None:
+    code, out, _ = audit(capsys, files["valid"])
+    assert code == 0
+    assert out.startswith(f"{files['valid']}: VALID")
+    for words in ("Ana", "Ben", "Cleo", "Hand 1", "deal:", "Score sheet", "Verified"):
+        assert words in out
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "words"),
+    [
+        ("cut", 4, "INCOMPLETE"),
+        ("torn", 5, "TORN TAIL"),
+        ("flipped", 3, "CORRUPT"),
+        ("random", 3, "CORRUPT"),
+        ("empty", 3, "CORRUPT"),
+    ],
+)
+def test_each_verdict_has_its_exit_code(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], name: str, code: int, words: str
+) -> None:
+    got, out, err = audit(capsys, "--quiet", files[name])
+    assert got == code
+    assert out.count("\n") == 1 and words in out
+    assert "Traceback" not in out + err
+
+
+def test_a_missing_file_exits_2_with_a_message(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], tmp_path: Path
+) -> None:
+    code, _, err = audit(capsys, files["valid"], tmp_path / "nowhere.tp2p")
+    assert code == 2
+    assert "cannot read" in err and "nowhere.tp2p" in err
+
+
+def test_json_is_valid_and_complete(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path]
+) -> None:
+    code, out, _ = audit(capsys, "--json", files["valid"], files["cut"])
+    document = json.loads(out)
+    assert code == document["exit_code"] == 4
+    valid, cut = document["files"]
+    assert valid["status"] == "valid" and cut["status"] == "incomplete"
+    assert valid["sheet"]["over"] is True and valid["hands"][1]["deal"] is not None
+    assert cut["failure"]["expected"]["kinds"] == ["score"]
+    assert document["comparison"]["agreement"] == "same"
+
+
+def test_several_files_are_compared(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path]
+) -> None:
+    code, out, _ = audit(capsys, "--quiet", files["valid"], files["cut"], files["valid"])
+    assert code == 4
+    assert out.splitlines()[-1].startswith("Files agree")
+    code, out, _ = audit(capsys, "--quiet", files["valid"], files["flipped"])
+    assert code == 3 and "Files DISAGREE" in out
+
+
+def test_the_installed_command_reports_garbage_without_a_traceback(
+    files: dict[str, Path],
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-m", "tarot_p2p", "audit", str(files["random"])],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 3
+    assert "CORRUPT" in done.stdout and "Traceback" not in done.stderr

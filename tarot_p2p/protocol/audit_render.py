@@ -25,7 +25,7 @@ from tarot_p2p.protocol.audit_report import (
 )
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules.cards import CardSet, card_name, cards_of
-from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.config import GameEnd, TableConfig
 
 
 def _cards(mask: CardSet) -> str:
@@ -97,7 +97,11 @@ def _failure_line(report: TranscriptReport, failure: Failure) -> str:
 def _config_lines(config: TableConfig) -> list[str]:
     fields = _config_fields(config)
     defaults = _config_fields(TableConfig(players=config.players))
-    length = f"{config.game_length} {config.game_end.value}"
+    length = {
+        GameEnd.DEALS: _n(config.game_length, "deal"),
+        GameEnd.ROUNDS: _n(config.game_length, "round"),
+        GameEnd.POINTS: f"until a total above {config.game_length}",
+    }[config.game_end]
     variants = [
         f"{k}={v}"
         for k, v in fields.items()
@@ -105,7 +109,7 @@ def _config_lines(config: TableConfig) -> list[str]:
     ]
     return [
         f"Rules     config digest {config.digest().hex()}",
-        f"          {config.players} players; game length {length}; penalty {config.penalty.value}",
+        f"          {config.players} players; game: {length}; penalty {config.penalty.value}",
         f"          variants: {', '.join(variants) if variants else 'none (FFT defaults)'}",
     ]
 

@@ -27,11 +27,12 @@ Tamper = Callable[[int, bytes], bytes]
 
 @dataclass
 class Table:
-    """``keys``, ``peers`` and ``events`` are by member (roster index); ``events[-1]`` is
-    the observer's."""
+    """``keys``, ``rngs``, ``peers`` and ``events`` are by member (roster index);
+    ``events[-1]`` is the observer's."""
 
     config: TableConfig
     keys: list[Ed25519PrivateKey]
+    rngs: list[DeterministicRandom]
     peers: list[Peer]
     observer: Peer
     wires: list[bytes] = field(default_factory=list)
@@ -57,20 +58,14 @@ def make_table(config: TableConfig, seed: bytes = b"t") -> Table:
     roster = [k.public_key() for k in keys]
     table_id = hashlib.sha256(b"table" + seed).digest()
     names = [f"P{i}" for i in range(config.seats)]
+    rngs = [DeterministicRandom(seed + b"rng" + bytes([i])) for i in range(config.seats)]
     peers = [
-        Peer(
-            config,
-            table_id,
-            roster,
-            names,
-            seat=i,
-            identity=keys[i],
-            rng=DeterministicRandom(seed + b"rng" + bytes([i])),
-        )
+        Peer(config, table_id, roster, names, seat=i, identity=keys[i], rng=rngs[i])
         for i in range(config.seats)
     ]
     observer = Peer(config, table_id, roster, names)
-    return Table(config, keys, peers, observer, events=[[] for _ in range(config.seats + 1)])
+    events: list[list[PeerEvent]] = [[] for _ in range(config.seats + 1)]
+    return Table(config, keys, rngs, peers, observer, events=events)
 
 
 @dataclass
@@ -166,4 +161,5 @@ def rig_deal(table: Table, deck_for: Callable[[int], list[int]]) -> None:
         return list(range(78))
 
     for i, peer in enumerate(table.peers):
-        peer._rng = RiggedRandom(b"rigged" + bytes([i]), chosen if i == 0 else identity)
+        table.rngs[i] = RiggedRandom(b"rigged" + bytes([i]), chosen if i == 0 else identity)
+        peer._rng = table.rngs[i]

@@ -1,0 +1,154 @@
+"""Resuming: a seat rebuilt mid-game from its transcript file and its exported secrets
+goes on exactly as if it had never stopped.
+
+Each test plays a game twice with the same seeds: once straight through, once with one
+seat "crashing" at a chosen point and replaced by ``Peer.resume(file, secrets)`` with its
+random source in the same state. Every later message, including the resumed seat's own
+(its shares, its écart, its cards), must be byte for byte the same.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import pytest
+
+from tarot_p2p.protocol.codec import decode, encode
+from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.table import Phase
+from tarot_p2p.protocol.transcript import file_header
+from tarot_p2p.rules.scoring import Contract
+from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
+
+SEED = b"resume"
+BOT = Bot(contract=Contract.GARDE, seed=4)
+
+Crash = Callable[[Table], int | None]
+"""Given the table before a step, the seat to crash now (its current index), or None."""
+
+
+def transcript_file(table: Table) -> bytes:
+    o = table.observer
+    return file_header(o.table_id, o.binding) + b"".join(
+        len(w).to_bytes(4, "big") + w for w in table.wires
+    )
+
+
+def crash_and_resume(table: Table, seat: int) -> Peer:
+    """Replace the peer at ``seat`` by one rebuilt from the file and its secrets."""
+    old = table.peer_at(seat)
+    member = old.member
+    assert member is not None
+    secrets = old.export_secrets()
+    rng = copy.deepcopy(table.rngs[member])
+    new = Peer.resume(transcript_file(table), secrets, identity=table.keys[member], rng=rng)
+    table.peers[member], table.rngs[member] = new, rng
+    return new
+
+
+def played(crashes: list[Crash]) -> tuple[Table, list[int]]:
+    """The game, with each crash (in order) resuming a seat once when it fires."""
+    table = make_table(one_deal(4), seed=SEED)
+    resumed: list[int] = []
+    pending = list(crashes)
+    while True:
+        seat = pending[0](table) if pending else None
+        if seat is not None:
+            new = crash_and_resume(table, seat)
+            assert new.transcript.head == table.observer.transcript.head
+            assert new.seat == seat
+            resumed.append(seat)
+            pending.pop(0)
+        if not step(table, BOT):
+            assert not pending, "every crash point must be reached"
+            return table, resumed
+
+
+@pytest.fixture(scope="module")
+def straight() -> Table:
+    table = make_table(one_deal(4), seed=SEED)
+    play_game(table, BOT)
+    return table
+
+
+def in_phase(phase: Phase, hand: int = 1, who: str = "sender") -> Crash:
+    def crash(table: Table) -> int | None:
+        h = table.observer.hand
+        if h.hand != hand or h.phase is not phase:
+            return None
+        if who == "taker":
+            assert h.engine is not None
+            return h.engine.taker
+        return h.expected_sender()
+
+    return crash
+
+
+def mid_play(tricks: int) -> Crash:
+    def crash(table: Table) -> int | None:
+        h = table.observer.hand
+        if h.hand != 1 or h.phase is not Phase.PLAY or h.engine is None:
+            return None
+        return h.expected_sender() if len(h.engine.tricks) == tricks else None
+
+    return crash
+
+
+def test_resumed_seats_finish_the_game_identically(straight: Table) -> None:
+    # One game, eight crashes: in the draw, the shuffle, the deal, the bidding, the taker
+    # before and after his écart, the play and the final reveal.
+    crashes = [
+        in_phase(Phase.DRAW, hand=0),
+        in_phase(Phase.SHUFFLE),
+        in_phase(Phase.DEAL),
+        in_phase(Phase.BIDDING),
+        in_phase(Phase.ECART),
+        in_phase(Phase.ECART_SHARES, who="taker"),
+        mid_play(3),
+        in_phase(Phase.REVEAL, who="taker"),
+    ]
+    table, resumed = played(crashes)
+    assert len(resumed) == len(crashes)
+    assert table.wires == straight.wires
+    for seat in set(resumed):
+        assert table.peer_at(seat).dealt == straight.peer_at(seat).dealt
+    sheets = {p.sheet.lines for p in table.peers if p.sheet is not None}
+    assert straight.observer.sheet is not None
+    assert sheets == {straight.observer.sheet.lines}
+
+
+def test_secrets_blob_is_small_and_versioned(straight: Table) -> None:
+    table = make_table(one_deal(4), seed=SEED)
+    while table.observer.hand.phase is not Phase.ECART_SHARES:
+        step(table, BOT)
+    h = table.observer.hand
+    assert h.engine is not None and h.engine.taker is not None
+    blob = table.peer_at(h.engine.taker).export_secrets()
+    fields = decode(blob)
+    assert isinstance(fields, dict) and sorted(fields) == ["h", "m", "p", "t", "v", "x"]
+    assert fields["v"] == 1 and fields["h"] == 1 and fields["t"] == h.table_id
+    assert isinstance(fields["x"], bytes) and len(fields["x"]) == 32
+    assert sorted(fields["p"]) == list(range(24))  # type: ignore[arg-type]
+    assert encode(fields) == blob, "the blob is in the fixed msgpack form"
+
+
+def test_secrets_of_another_hand_or_seat_are_refused() -> None:
+    table = make_table(one_deal(4), seed=SEED)
+    while table.observer.hand.phase is not Phase.DRAW:
+        step(table, BOT)
+    stale = {p.member: p.export_secrets() for p in table.peers}  # hand 0's key shares
+    while table.observer.hand.phase is not Phase.BIDDING:
+        step(table, BOT)
+    data = transcript_file(table)
+    for member, peer in enumerate(table.peers):
+        rng = copy.deepcopy(table.rngs[member])
+        with pytest.raises(ValueError, match="hand 0, not 1"):
+            Peer.resume(data, stale[member], identity=table.keys[member], rng=rng)
+        other = table.peers[(member + 1) % 4].export_secrets()
+        with pytest.raises(ValueError, match=r"not seat \d+'s key"):
+            Peer.resume(data, other, identity=table.keys[member], rng=rng)
+        fresh = peer.export_secrets()
+        assert Peer.resume(data, fresh, identity=table.keys[member], rng=rng).my_cards()
+    with pytest.raises(ValueError, match="unreadable"):
+        Peer.resume(data, b"\xc1", identity=table.keys[0], rng=table.rngs[0])

@@ -84,7 +84,6 @@ from tarot_p2p.protocol.table import (
     TableMachine,
     Violation,
 )
-from tarot_p2p.protocol.table import binding as table_binding
 from tarot_p2p.protocol.transcript import (
     FILE_MAGIC,
     FILE_VERSION,
@@ -668,8 +667,9 @@ def _setup_of(
         assert isinstance(setup, m.Setup)
         config = TableConfig.from_canonical_bytes(setup.config)
         roster = [Ed25519PublicKey.from_public_bytes(k) for k in setup.roster]
+        machine = TableMachine(config, table_id, setup.roster, setup.names)
     except (IndexError, ValueError, ProtocolError) as exc:
         raise TranscriptFileError(f"unusable table set-up: {exc}") from None
-    if table_binding(setup) != header_binding:
+    if machine.binding != header_binding:
         raise TranscriptFileError("the set-up does not match the file's binding")
     return config, roster, setup.names

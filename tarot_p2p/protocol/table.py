@@ -717,6 +717,7 @@ class TableMachine:
             raise ValueError("the network protocol plays three, four or five seats")
         if len(roster) != config.seats or len(names) != config.seats:
             raise ValueError(f"a {config.seats}-seat table needs {config.seats} keys and names")
+        ScoreSheet(config, names)  # refuses unusable names now rather than after the draw
         self.config = config
         self.table_id = table_id
         self.setup = m.Setup(config.canonical_bytes(), tuple(roster), tuple(names))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,10 +24,10 @@ from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.codec import decode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
-from tarot_p2p.protocol.messages import Ecart, PetitSec, Play, dump_body, load_body
+from tarot_p2p.protocol.messages import Ecart, PetitSec, Play, Setup, dump_body, load_body
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
-from tarot_p2p.protocol.table import Phase
-from tarot_p2p.protocol.transcript import TranscriptFileError, file_header
+from tarot_p2p.protocol.table import Phase, binding
+from tarot_p2p.protocol.transcript import TranscriptFileError, file_header, genesis_digest
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import TRUMP_MASK, cards_of
 from tarot_p2p.rules.scoring import Contract
@@ -271,6 +272,29 @@ def test_aborted_transcript_names_who_was_to_speak(game: Table) -> None:
 def test_file_without_set_up_is_unusable(game: Table) -> None:
     with pytest.raises(TranscriptFileError):
         replay_file(transcript_file(game, game.wires[1:]))
+
+
+def test_set_up_with_unusable_names_is_refused() -> None:
+    key = Ed25519PrivateKey.from_private_bytes(bytes(32))
+    keys = tuple(
+        Ed25519PrivateKey.from_private_bytes(bytes([i]) * 32).public_key().public_bytes_raw()
+        for i in range(3)
+    )
+    setup = Setup(one_deal(3).canonical_bytes(), keys, ("Ana", " ana", "Ben"))
+    table_id, bound = bytes(32), binding(setup)
+    wire = seal(
+        key,
+        table_id=table_id,
+        hand=0,
+        seq=0,
+        seat=0,
+        prev=genesis_digest(table_id, bound),
+        kind="table",
+        body=dump_body(setup),
+    ).wire
+    data = file_header(table_id, bound) + len(wire).to_bytes(4, "big") + wire
+    with pytest.raises(TranscriptFileError, match="names must differ"):
+        replay_file(data)
 
 
 def cheat_play(peer: Peer, card: int) -> bytes:

@@ -222,7 +222,10 @@ def render(report: TranscriptReport, label: str = "transcript") -> str:
     failure = report.failure
     if failure is not None and failure.evidence:
         out.extend(
-            ["", "Evidence (signed by the blamed seat; re-check it with the set-up's keys):"]
+            [
+                "",
+                "Evidence (signed records: anyone can check them with the set-up's identity keys):",
+            ]
         )
         for ref in failure.evidence:
             digest = hashlib.sha256(ref.wire).hexdigest()

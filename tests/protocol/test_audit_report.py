@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tarot_p2p.crypto.elgamal import Ciphertext
+from tarot_p2p.crypto.group import point_to_bytes, scalar_from_bytes
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.audit_render import render, render_comparison, to_json
 from tarot_p2p.protocol.audit_report import (
     Agreement,
@@ -26,15 +30,19 @@ from tarot_p2p.protocol.audit_report import (
     audit_file,
     compare,
 )
+from tarot_p2p.protocol.codec import decode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
-from tarot_p2p.protocol.messages import Play
-from tarot_p2p.protocol.peer import Dealt, Peer
+from tarot_p2p.protocol.messages import Ecart, Play, dump_body, load_body
+from tarot_p2p.protocol.peer import CheatExposed, Dealt, Peer
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import HEADER_LEN, file_header
+from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import cards_of
+from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.sheet import LineKind
 from tarot_p2p.rules.state import Phase as EnginePhase
-from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game
+from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
 from tests.protocol.table_vectors import NAME, VECTOR_DIR
 
 FULL_DECK = (1 << 78) - 1
@@ -210,6 +218,74 @@ def test_a_revoke_is_named_with_its_player_and_penalised() -> None:
     name = report.name(cheater.seat)
     assert f"{name} (seat {cheater.seat}): {offences[0].rule}" in text
     assert "penalty: lose_hand" in text
+
+
+def test_void_deals_are_agreed_lines_with_no_deal_shown() -> None:
+    config = TableConfig(players=3, game_end=GameEnd.DEALS, game_length=2)
+    table = make_table(config, seed=b"passes")
+    play_game(table, Bot(contract=0))
+    report = audit_file(transcript_file(table, table.wires))
+    assert report.status is Status.VALID, render(report)
+    assert [h.number for h in report.hands] == [0, 1, 2]
+    for number, h in enumerate(report.hands[1:], start=1):
+        assert h.void is LineKind.ALL_PASS and h.hands is None
+        assert h.dealer == number - 1 and h.scores == (0, 0, 0)
+        assert h.signed_by == (0, 1, 2)
+    assert report.sheet is not None
+    assert [line.kind for line in report.sheet.lines] == [LineKind.ALL_PASS] * 2
+    text = render(report)
+    assert text.count("void deal (all pass)") == 2 and "not public" not in text
+
+
+def test_a_lie_exposed_later_is_blamed_on_the_liar_with_both_records() -> None:
+    """The taker shows a non-trump as a discarded trump; the defenders' shares open it."""
+    table = make_table(one_deal(4), seed=b"tamper")
+    bot = Bot(contract=Contract.GARDE, seed=11)
+    while table.observer.hand.phase is not Phase.ECART:
+        step(table, bot)
+    hand = table.observer.hand
+    taker_seat = hand.expected_sender()
+    assert taker_seat is not None
+    taker = table.peer_at(taker_seat)
+    legal = [x.card for x in taker.legal_actions() if isinstance(x, a.Discard)]
+    honest = taker.discard(sum(1 << c for c in legal[:6]))
+    env = open_envelope(honest, table_id=taker.table_id, roster=None)
+    msg = load_body("ecart", env.body)
+    assert isinstance(msg, Ecart)
+    trumps = tuple(sorted({*msg.trumps, next(j for j in msg.discard if j not in msg.trumps)}))
+    x = scalar_from_bytes(decode(taker.export_secrets())["x"])  # type: ignore[index, arg-type]
+    shown = [Ciphertext.from_bytes(msg.deck[66 * j : 66 * (j + 1)]) for j in trumps]
+    shares, proof = prove_shares(
+        x, shown, hand.context("ecart", taker_seat), DeterministicRandom(b"forger")
+    )
+    d = b"".join(point_to_bytes(p) for p in shares)
+    lie = replace(msg, trumps=trumps, d=d, dproof=proof.to_bytes())
+    fields = {"hand": env.hand, "seq": env.seq, "seat": taker_seat, "prev": env.prev}
+    key = table.key_of(1, taker_seat)
+    wire = seal(key, table_id=env.table_id, kind="ecart", body=dump_body(lie), **fields).wire
+    table.observer.receive(wire)
+    others = [p for p in table.peers if p is not taker]
+    for p in others:
+        p.receive(wire)
+    with pytest.raises(CheatExposed):
+        while (sender := table.observer.expected_sender()) is not None:
+            try:
+                out = table.peer_at(sender).next_message()
+            except CheatExposed as exc:  # the last defender's own shares expose the taker
+                out = exc.outgoing
+            assert out is not None
+            table.observer.receive(out)
+            for p in others:
+                if p.seat != sender:
+                    p.receive(out)
+    wires = [e.wire for e in table.observer.transcript]
+    report = audit_file(transcript_file(table, wires))
+    assert report.status is Status.VIOLATION and report.verified == len(wires)
+    failure = report.failure
+    assert failure is not None and failure.at is not None
+    assert failure.blamed == taker_seat and failure.at.seat != taker_seat
+    assert [e.record for e in failure.evidence] == [wires.index(wire) + 1, len(wires)]
+    assert f"it exposes {report.who(taker_seat)}" in render(report)
 
 
 # ---------------------------------------------------------------------- damaged files

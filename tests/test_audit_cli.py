@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tarot_p2p.cli import audit as audit_cli
 from tarot_p2p.cli.main import main
 from tarot_p2p.protocol.transcript import HEADER_LEN
 from tests.protocol.table_vectors import NAME, VECTOR_DIR
@@ -108,6 +109,18 @@ def test_several_files_are_compared(
     assert out.splitlines()[-1].startswith("Files agree")
     code, out, _ = audit(capsys, "--quiet", files["valid"], files["flipped"])
     assert code == 3 and "Files DISAGREE" in out
+
+
+def test_a_verifier_bug_is_no_verdict(
+    capsys: pytest.CaptureFixture[str], files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(data: bytes) -> None:
+        raise KeyError("slot")
+
+    monkeypatch.setattr(audit_cli, "audit_file", broken)
+    code, out, err = audit(capsys, files["valid"])
+    assert code == 70 and out == ""
+    assert "internal error" in err and "KeyError" in err and "Traceback" not in err
 
 
 def test_the_installed_command_reports_garbage_without_a_traceback(

@@ -10,9 +10,10 @@ and prints; ``docs/audit.md`` explains the report and the exit status:
 2 a file could not be read, or bad usage;
 3 a file holds bytes nobody signed (corrupt), or the files are of different tables;
 4 every record verified but the game is not over (who was to speak is named);
-5 a torn tail: the file ends inside a record (a crash while writing).
+5 a torn tail: the file ends inside a record (a crash while writing);
+70 the verifier itself failed on a file (a bug: its validity is unknown; please report it).
 
-With several files the most serious verdict wins (1, then 3, 5, 4).
+With several files the most serious verdict wins (1, then 3, 5, 4); 2 and 70 before all.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from tarot_p2p.protocol.audit_report import (
 )
 
 UNREADABLE = 2
+VERIFIER_BUG = 70
+"""EX_SOFTWARE: no verdict could be reached, which must never pass for one."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,8 +68,17 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             unreadable.append((name, exc.strerror or str(exc)))
             continue
+        try:
+            report = audit_file(data)
+        except Exception as exc:  # a verifier bug: say so plainly, never as a verdict
+            print(
+                f"tarot-p2p audit: internal error on {name}: {type(exc).__name__}: {exc} "
+                "(the file's validity is unknown; please report this bug)",
+                file=sys.stderr,
+            )
+            return VERIFIER_BUG
         labels.append(name)
-        reports.append(audit_file(data))
+        reports.append(report)
     comparison = compare(reports) if len(reports) > 1 else None
     statuses = [r.status for r in reports]
     if comparison is not None:

@@ -589,25 +589,27 @@ def _divergence(reports: Sequence[TranscriptReport], i: int, j: int) -> Comparis
     a_rep, b_rep = reports[i], reports[j]
     assert a_rep.table_id is not None
     table_id = a_rep.table_id
+    # Senders are named by seat after the draw: the file verified furthest knows the seats.
+    keys = max((a_rep, b_rep), key=lambda r: r.verified)
     for index, (wa, wb) in enumerate(zip(a_rep.wires, b_rep.wires, strict=False)):
         if wa == wb or _payload(wa, table_id) == _payload(wb, table_id) is not None:
             continue
         record = index + 1
-        ea, eb = _signed(wa, a_rep), _signed(wb, a_rep)
+        ea, eb = _signed(wa, keys), _signed(wb, keys)
         evidence = tuple(
             _ref(w, table_id, record, None, signed=e is not None) for w, e in ((wa, ea), (wb, eb))
         )
         if ea is not None and eb is not None and (ea.seat, ea.slot) == (eb.seat, eb.slot):
             reason = (
-                f"fork at record {record}: seat {ea.seat} signed two different messages "
-                f"for slot {ea.slot} (equivocation)"
+                f"fork at record {record}: one sender signed two different messages for "
+                f"slot {ea.slot[0]}.{ea.slot[1]} (equivocation)"
             )
             return Comparison(
                 Agreement.FORK, reason, Status.VIOLATION, (i, j), record, ea.seat, evidence
             )
         reason = (
-            f"the files differ from record {record}, where one of them holds a record that "
-            "is not a signed message of this slot (see that file's verdict)"
+            f"the files differ from record {record}, and not by two signed messages of one "
+            "sender for one slot: a file is damaged there (see its verdict)"
         )
         return Comparison(Agreement.DIVERGE, reason, Status.CORRUPT, (i, j), record, None, evidence)
     return None

@@ -203,7 +203,10 @@ def run(args: argparse.Namespace) -> int:
     same_transcripts = len(set(transcripts.values())) == 1 and len(transcripts) == len(runs)
     same_sheets = len({json.dumps(s, sort_keys=True) for s in sheets.values()}) == 1
     ok = ok and same_transcripts and same_sheets
-    print(f"\ngame over in {elapsed:.1f} s; {hosted.wire_bytes} bytes through the hub")
+    print(
+        f"\ngame over in {elapsed:.1f} s; {hosted.bytes_in} bytes sent to the hub, "
+        f"{hosted.bytes_out} relayed"
+    )
     documents = [json.loads(p.with_name("sheet.json").read_text()) for p in paths.values()]
     if documents and documents[0].get("sheet"):
         print(f"\nAgreed score sheet:\n{render_sheet(documents[0])}\n")

@@ -28,6 +28,7 @@ use trio's mock clock turn it off, because a thread looks idle to the clock.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -235,6 +236,7 @@ class TableRunner:
         self.stats = WireStats()
         self._store: TranscriptStore | None = None
         self._saved = 0
+        self._unsynced = False
         self._sheet_lines = -1
         self._secrets = b""
 
@@ -254,18 +256,20 @@ class TableRunner:
         abort: AbortRecord | None = None
         try:
             await self._persist()
-            while peer.expected_sender() is not None:
-                if peer.my_turn():
-                    await self._speak()
-                else:
-                    await self._listen()
-        except _Stop as stop:
-            abort = stop.record
-            log.warning("hand %d aborted: %s", abort.hand, abort.reason)
-            await self._run(write_json_atomic, self.files.abort, abort.to_dict())
+            try:
+                while peer.expected_sender() is not None:
+                    if peer.my_turn():
+                        await self._speak()
+                    else:
+                        await self._listen()
+            except _Stop as stop:
+                abort = stop.record
+                log.warning("hand %d aborted: %s", abort.hand, abort.reason)
+                await self._persist()
+                await self._run(write_json_atomic, self.files.abort, abort.to_dict())
+            await self._save_sheet()
         finally:
             self._store.close()
-        await self._save_sheet()
         return Outcome(abort is None, abort, self.files, self.stats)
 
     # ------------------------------------------------------------------ our turn
@@ -336,7 +340,7 @@ class TableRunner:
                     raise self._violation(exc) from None
                 if len(peer.transcript) == before:
                     continue  # a duplicate relayed again
-                await self._persist()
+                await self._persist(durable=False)
                 await self._after(events)
                 return
         raise self._stop(
@@ -345,15 +349,25 @@ class TableRunner:
 
     # ------------------------------------------------------------------ records
 
-    async def _persist(self) -> None:
-        """Make every newly accepted message durable (before acting on it or sending)."""
+    async def _persist(self, *, durable: bool = True) -> None:
+        """Write every newly accepted message to the transcript file before acting on it.
+
+        Received messages are handed to the operating system at once (a crash of this
+        process loses none) and made durable with ``fsync`` before the next message of
+        ours, which depends on them, is sent (``wire.md`` §4.4): one ``fsync`` per message
+        sent rather than per message received.
+        """
         transcript = self.peer.transcript
-        if len(transcript) == self._saved:
-            return
+        store = self._store
+        assert store is not None
         fresh = list(islice(transcript, self._saved, None))
-        assert self._store is not None
-        await self._run(self._store.append_batch, fresh)
-        self._saved = len(transcript)
+        if fresh:
+            await self._run(functools.partial(store.append_batch, fresh, durable=False))
+            self._saved = len(transcript)
+            self._unsynced = True
+        if durable and self._unsynced:
+            await self._run(store.sync)
+            self._unsynced = False
 
     async def _save_secrets(self) -> None:
         """Keep what :meth:`Peer.resume` needs, before sending a message that uses it."""
@@ -371,6 +385,7 @@ class TableRunner:
         await self.policy.observe(self.peer, events)
 
     async def _save_sheet(self) -> None:
+        await self._persist()  # the transcript the sheet rests on, durable first
         await self._run(write_json_atomic, self.files.sheet, sheet_document(self.peer, self.files))
 
     def _stop(

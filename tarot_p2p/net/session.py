@@ -131,7 +131,10 @@ class HostedHub:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.connected = 0
-        self.wire_bytes = 0
+        self.bytes_in = 0
+        """TCP bytes received from the members (handshakes and framing included)."""
+        self.bytes_out = 0
+        """TCP bytes sent to the members."""
         self._changed = trio.Event()
 
     async def _handle(self, stream: trio.SocketStream) -> None:
@@ -160,7 +163,7 @@ class HostedHub:
 
 
 class _Counting(trio.abc.Stream):
-    """A stream that adds every byte it carries, both ways, to ``owner.wire_bytes``."""
+    """A stream that counts the bytes it carries each way in its ``owner``."""
 
     def __init__(self, stream: trio.SocketStream, owner: HostedHub) -> None:
         self._stream = stream
@@ -168,14 +171,14 @@ class _Counting(trio.abc.Stream):
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await self._stream.send_all(data)
-        self._owner.wire_bytes += len(data)
+        self._owner.bytes_out += len(data)
 
     async def wait_send_all_might_not_block(self) -> None:
         await self._stream.wait_send_all_might_not_block()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
         data = await self._stream.receive_some(max_bytes)
-        self._owner.wire_bytes += len(data)
+        self._owner.bytes_in += len(data)
         return data
 
     async def send_eof(self) -> None:

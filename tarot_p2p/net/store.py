@@ -67,10 +67,18 @@ class TranscriptStore:
     def append(self, env: SignedEnvelope) -> None:
         self.append_batch((env,))
 
-    def append_batch(self, envs: Iterable[SignedEnvelope]) -> None:
-        """Write records and make them durable before returning."""
+    def append_batch(self, envs: Iterable[SignedEnvelope], *, durable: bool = True) -> None:
+        """Write records and make them durable before returning. With ``durable=False``
+        they are only handed to the operating system (they survive the process dying, not
+        the machine): for received messages, which :meth:`sync` makes durable before the
+        next message that depends on them is sent (``wire.md`` §4.4)."""
         self._handle.write(b"".join(file_record(env) for env in envs))
         self._handle.flush()
+        if durable:
+            os.fsync(self._handle.fileno())
+
+    def sync(self) -> None:
+        """Make every record written so far durable."""
         os.fsync(self._handle.fileno())
 
     def close(self) -> None:

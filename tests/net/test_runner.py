@@ -33,6 +33,7 @@ from tests.net.test_game import (
     Seat,
     assert_agreement,
     identity,
+    joined,
     one_deal,
     sit,
     tcp_hub,
@@ -91,6 +92,7 @@ async def play_local(players: int, policies: list[Policy], data_dir: Path, seed:
     async with trio.open_nursery() as nursery:
         for i in range(players):
             nursery.start_soon(guarded, i)
+            await joined(hub, i)
         # A seat stuck forever (Silent) is released once every other seat has stopped.
         while (
             sum(s.outcome is not None for s in game.seats) < players - 1
@@ -114,6 +116,7 @@ async def test_a_seat_that_never_speaks_is_timed_out_and_named(
     async with trio.open_nursery() as nursery:
         for i in range(3):
             nursery.start_soon(sit, game, i, hub.local_link(), one_deal(4), tmp_path, SHORT)
+            await joined(hub, i + 1)
     assert trio.current_time() - start >= SHORT.message
     member = game.peers[0].table.setup.roster.index(keys[3].public_key().public_bytes_raw())
     for seat in game.seats[:3]:
@@ -146,7 +149,7 @@ async def test_a_player_who_never_decides_is_named_by_seat(
 async def test_a_crash_keeps_every_accepted_message(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
 ) -> None:
-    crasher = CrashAt(3)
+    crasher = CrashAt(1)
     game = await play_local(3, [BotPolicy(0), crasher, BotPolicy(2)], tmp_path, "crash")
     seat = game.seats[1]
     assert seat.outcome is None and seat.peer is not None and seat.files is not None
@@ -206,6 +209,7 @@ async def test_junk_on_the_wire_is_survived(tmp_path: Path) -> None:
                 for i in range(1, players):
                     link = await connect(code, keys[i])
                     table.start_soon(sit, game, i, link, one_deal(players), tmp_path, SHORT)
+                    await joined(hub, i)
             nursery.cancel_scope.cancel()
     assert_agreement(game)
     assert any("exceeds" in reason for reason in hub.stats.drops)

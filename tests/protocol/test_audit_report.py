@@ -37,12 +37,21 @@ from tarot_p2p.protocol.peer import CheatExposed, Dealt, Peer
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import HEADER_LEN, file_header
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import cards_of
+from tarot_p2p.rules.cards import PETIT, cards_of, mask_of
 from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
 from tarot_p2p.rules.state import Phase as EnginePhase
-from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
+from tests.protocol.harness import (
+    Bot,
+    Table,
+    make_table,
+    one_deal,
+    play_game,
+    rig_deal,
+    step,
+)
 from tests.protocol.table_vectors import NAME, VECTOR_DIR
 
 FULL_DECK = (1 << 78) - 1
@@ -235,6 +244,29 @@ def test_void_deals_are_agreed_lines_with_no_deal_shown() -> None:
     assert [line.kind for line in report.sheet.lines] == [LineKind.ALL_PASS] * 2
     text = render(report)
     assert text.count("void deal (all pass)") == 2 and "not public" not in text
+
+
+def test_a_petit_sec_shows_the_hand_that_voided_the_deal() -> None:
+    table = make_table(one_deal(4), seed=b"petit-sec")
+    plain = [c for c in range(56) if c % 14 < 10][:17]
+
+    def deck_for(dealer: int) -> list[int]:
+        holder = (dealer + 1) % 4
+        mine = iter([PETIT, *plain])
+        rest = iter(c for c in range(78) if c != PETIT and c not in plain)
+        return [
+            next(mine) if dest == holder else next(rest)
+            for dest in deal_pattern(table.config, dealer)
+        ]
+
+    rig_deal(table, deck_for)
+    play_game(table, Bot())
+    report = audit_file(transcript_file(table, table.wires))
+    assert report.status is Status.VALID, render(report)
+    deal = report.hands[1]
+    assert deal.void is LineKind.PETIT_SEC and deal.hands is None
+    assert deal.shown == ((1, mask_of([PETIT, *plain])),)
+    assert f"shown by {report.name(1)}: 1S 2S" in render(report)
 
 
 def test_a_lie_exposed_later_is_blamed_on_the_liar_with_both_records() -> None:

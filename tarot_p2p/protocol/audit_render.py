@@ -134,6 +134,8 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
     title = f"Hand {h.number} — dealer {name(h.dealer) if h.dealer is not None else '?'}"
     if h.void is not None:
         title += f"; void deal ({h.void.value.replace('_', ' ')})"
+    elif h.taker is None and h.hands is not None:
+        title += "; everybody passed: a misère deal, each for himself"
     elif h.taker is not None and h.contract is not None:
         title += f"; {name(h.taker)} takes a {CONTRACT_NAMES[h.contract]}"
         if h.called is not None:

@@ -38,7 +38,7 @@ from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import HEADER_LEN, file_header
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import PETIT, cards_of, mask_of
-from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.config import AllPass, GameEnd, TableConfig
 from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
@@ -244,6 +244,21 @@ def test_void_deals_are_agreed_lines_with_no_deal_shown() -> None:
     assert [line.kind for line in report.sheet.lines] == [LineKind.ALL_PASS] * 2
     text = render(report)
     assert text.count("void deal (all pass)") == 2 and "not public" not in text
+
+
+def test_a_misere_deal_is_played_out_and_audited() -> None:
+    config = TableConfig(
+        players=3, all_pass=AllPass.MISERE_DEAL, game_end=GameEnd.DEALS, game_length=1
+    )
+    table = make_table(config, seed=b"misere")
+    play_game(table, Bot(contract=0))
+    report = audit_file(transcript_file(table, table.wires))
+    assert report.status is Status.VALID, render(report)
+    deal = report.hands[1]
+    assert deal.taker is None and deal.void is None and deal.hands is not None
+    assert report.tally.hands_audited == 1 and deal.score is None
+    assert report.sheet is not None and deal.scores == report.sheet.lines[0].scores
+    assert "a misère deal, each for himself" in render(report)
 
 
 def test_a_petit_sec_shows_the_hand_that_voided_the_deal() -> None:

@@ -10,7 +10,6 @@ seed see every hand).
 from __future__ import annotations
 
 import argparse
-import copy
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -38,7 +37,7 @@ class BotPolicy:
         assert state is not None and seat is not None
         if peer.hand.phase is Phase.ECART:
             # The engine takes the écart one card at a time; the protocol all at once.
-            trial = copy.deepcopy(state)
+            trial = state.clone()
             cards = 0
             for _ in range(chien_size(peer.config)):
                 choice = choose_action(trial.observation(seat), trial.legal_actions(), self.rng)

@@ -8,7 +8,6 @@ worker thread so the connection keeps being served while the player thinks.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 
 import trio
@@ -68,7 +67,7 @@ class TerminalPolicy:
         obs = state.observation(seat)
         self._say(f"\nYour hand: {describe_hand(obs.hand)}")
         if peer.hand.phase is Phase.ECART:
-            trial = copy.deepcopy(state)
+            trial = state.clone()
             cards = 0
             size = chien_size(peer.config)
             for k in range(size):
@@ -102,5 +101,5 @@ class TerminalPolicy:
                 self._say(f"Chien: {describe_hand(event.cards)}")
             elif isinstance(event, EngineAction) and event.seat != peer.seat:
                 self._say(f"{names[event.seat]}: {event.action}")
-            elif isinstance(event, HandEnded) and peer.sheet is not None:
+            elif isinstance(event, HandEnded) and peer.sheet and not peer.sheet.is_over:
                 self._say(f"\nHand {event.hand} agreed.\n{peer.sheet.render()}\n")

@@ -8,7 +8,8 @@ byte for byte and replays the stored file through an observer.
 
 For implementers: ``table_game_3.tp2p`` is a transcript file (``wire.md`` §4.4) of the
 set-up, the seat draw and one garde at three seats; ``table_game_3.json`` gives its table id,
-binding, final digest, the message kinds in order and the agreed score sheet. A compatible
+binding, the drawn seating (the member at each seat), final digest, the message kinds in
+order and the agreed score sheet (by seat). A compatible
 peer accepts every record and reaches the same digest and scores.
 """
 
@@ -74,6 +75,7 @@ def build() -> tuple[bytes, dict[str, Any]]:
         "config": config.canonical_bytes().decode("ascii"),
         "table_id": table_id.hex(),
         "binding": peers[0].binding.hex(),
+        "seating": list(peers[0].seating or ()),
         "final_digest": peers[0].transcript.head.hex(),
         "messages": [
             f"{e.hand}.{e.seq} seat {e.seat} {e.kind}"

@@ -25,6 +25,7 @@ def test_vector_replays_to_its_result() -> None:
     assert replay.error is None and replay.torn_tail == 0
     assert replay.accepted == len(META["messages"])
     assert replay.observer.transcript.head.hex() == META["final_digest"]
+    assert list(replay.observer.seating or ()) == META["seating"]
     sheet = replay.observer.sheet
     assert sheet is not None and sheet.to_dict() == META["sheet"]
 

@@ -16,15 +16,17 @@ from pathlib import Path
 
 import trio
 import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.link import connect
+from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import join_request
 from tarot_p2p.net.runner import Decision, Policy, Timeouts
 from tarot_p2p.net.store import TranscriptStore
-from tarot_p2p.protocol.envelope import seal
+from tarot_p2p.protocol.envelope import open_envelope, seal
+from tarot_p2p.protocol.errors import UnattributedMessage
 from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
 from tests.net.test_game import (
     SECRET,
@@ -178,6 +180,65 @@ async def test_a_crash_keeps_every_accepted_message(
     assert resumed.transcript.head == seat.peer.transcript.head
     assert resumed.seat == seat.peer.seat and resumed.my_cards() == seat.peer.my_cards()
     assert resumed.my_turn() and resumed.legal_actions() == seat.peer.legal_actions()
+
+
+class ForgingLink:
+    """A seat's link that swaps its first key share of hand 1 for one with a false proof,
+    validly signed: a violation that seat can be held to."""
+
+    def __init__(self, inner: MessageLink, key: Ed25519PrivateKey) -> None:
+        self.inner = inner
+        self.key = key
+        self.forged: bytes | None = None
+
+    async def send(self, message: bytes) -> None:
+        try:
+            env = open_envelope(message, table_id=TABLE_ID, roster=None)
+        except UnattributedMessage:  # the join request
+            await self.inner.send(message)
+            return
+        if self.forged is None and (env.hand, env.kind) == (1, "key"):
+            self.forged = seal(
+                self.key, table_id=TABLE_ID, hand=env.hand, seq=env.seq, seat=env.seat,
+                prev=env.prev, kind="key", body={**env.body, "pok": bytes(64)},
+            ).wire  # fmt: skip
+            message = self.forged
+        await self.inner.send(message)
+
+    async def receive(self) -> bytes:
+        return await self.inner.receive()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_signed_violation_aborts_naming_the_signer_with_evidence(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    keys = [identity("forge", i) for i in range(3)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
+    forger = ForgingLink(hub.local_link(), keys[1])
+    links: list[MessageLink] = [hub.local_link(), forger, hub.local_link()]
+    async with trio.open_nursery() as nursery:
+        for i in range(3):
+            nursery.start_soon(sit, game, i, links[i], one_deal(3), tmp_path, SHORT)
+            await joined(hub, i)
+    assert forger.forged is not None
+    cheat = game.seats[1].peer
+    assert cheat is not None
+    for seat in (game.seats[0], game.seats[2]):
+        assert seat.outcome is not None and seat.outcome.abort is not None
+        abort = seat.outcome.abort
+        assert (abort.kind, abort.seat, abort.hand) == ("violation", cheat.seat, 1)
+        assert abort.evidence == (forger.forged,)
+        assert seat.files is not None
+        record = json.loads(seat.files.abort.read_text())
+        assert record["evidence"] == [forger.forged.hex()] and record["seat"] == cheat.seat
+    # The forger's own peer holds its honest message: it waits, then names the next seat.
+    own = game.seats[1].outcome
+    assert own is not None and own.abort is not None and own.abort.kind == "timeout"
+    assert own.abort.seat != cheat.seat
 
 
 async def test_junk_on_the_wire_is_survived(tmp_path: Path) -> None:

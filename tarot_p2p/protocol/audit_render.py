@@ -14,7 +14,6 @@ from dataclasses import asdict
 from typing import Any, Final
 
 from tarot_p2p.protocol.audit_report import (
-    CONTRACT_NAMES,
     Agreement,
     Comparison,
     Failure,
@@ -25,7 +24,19 @@ from tarot_p2p.protocol.audit_report import (
 )
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules.cards import CardSet, card_name, cards_of
-from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.config import GameEnd, Penalty, TableConfig
+from tarot_p2p.rules.scoring import Contract
+
+CONTRACT_NAMES: Final[dict[Contract, str]] = {
+    Contract.PRISE: "prise",
+    Contract.GARDE: "garde",
+    Contract.GARDE_SANS: "garde sans",
+    Contract.GARDE_CONTRE: "garde contre",
+}
+PENALTIES: Final[dict[Penalty, str]] = {
+    Penalty.LOSE_HAND: "the first offender's side loses the hand",
+    Penalty.REPORT_ONLY: "reported only, the score stands",
+}
 
 
 def _cards(mask: CardSet) -> str:
@@ -169,7 +180,8 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
         if h.offences:
             assert report.config is not None
             out.append(
-                f"  offences found by the rules audit (penalty: {report.config.penalty.value}):"
+                f"  offences found by the rules audit (penalty {report.config.penalty.value}: "
+                f"{PENALTIES[report.config.penalty]}):"
             )
             for o in h.offences:
                 move = o.action_index + 1

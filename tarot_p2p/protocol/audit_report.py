@@ -103,13 +103,6 @@ SEVERITY: Final[tuple[Status, ...]] = (
 SHARE_KINDS: Final = ("shares", "petit_sec", "play", "poignee")
 """Message kinds that carry one batch of decryption shares and its DLEQ proof."""
 
-CONTRACT_NAMES: Final[dict[Contract, str]] = {
-    Contract.PRISE: "prise",
-    Contract.GARDE: "garde",
-    Contract.GARDE_SANS: "garde sans",
-    Contract.GARDE_CONTRE: "garde contre",
-}
-
 
 def worst(statuses: Sequence[Status]) -> Status:
     return max(statuses, key=SEVERITY.index, default=Status.VALID)

@@ -226,7 +226,7 @@ def test_a_revoke_is_named_with_its_player_and_penalised() -> None:
     text = render(report)
     name = report.name(cheater.seat)
     assert f"{name} (seat {cheater.seat}): {offences[0].rule}" in text
-    assert "penalty: lose_hand" in text
+    assert "penalty lose_hand: the first offender's side loses the hand" in text
 
 
 def test_void_deals_are_agreed_lines_with_no_deal_shown() -> None:

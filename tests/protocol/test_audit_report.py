@@ -136,6 +136,7 @@ def test_the_stored_vector_passes() -> None:
     assert tally.shuffle_proofs == kinds.count("shuffle") + kinds.count("ecart")
     assert tally.hands_audited == 1
     assert [m.name for m in report.members] == meta["names"]
+    assert report.seating is not None and list(report.seating) == meta["seating"]
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])

@@ -105,10 +105,10 @@ def read_join_request(wire: bytes, table_id: bytes) -> JoinRequest:
         raise LobbyError(f"join request: {exc}") from None
     if request.kind != "join" or request.table_id != table_id:
         raise LobbyError("not a join request for this table")
-    key = Ed25519PublicKey.from_public_bytes(request.identity)
     try:
+        key = Ed25519PublicKey.from_public_bytes(request.identity)
         key.verify(signature, JOIN_REQUEST_DOMAIN + payload)
-    except InvalidSignature:
+    except (InvalidSignature, ValueError):
         raise LobbyError("join request: bad signature") from None
     return JoinRequest(key, clean_name(request.name))
 

@@ -1,4 +1,5 @@
-"""The lobby: how the host learns who sits, and how each joiner learns the table it joined.
+"""The lobby: how the host learns who sits, and how each joiner learns the table it joined
+(normative description: ``protocol/lobby.md``).
 
 Why a step before the transcript: the set-up message (``protocol/table.md`` §4.1) lists the
 seats' identity keys and names, so the host must collect them first, and a joiner cannot

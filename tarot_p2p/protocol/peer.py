@@ -247,6 +247,12 @@ class Peer:
             return 0
         return mask_of(self._cards[s] for s in self.hand.holding[self.seat] if s in self._cards)
 
+    def private_cards(self) -> CardSet:
+        """Every card of the current hand this seat has opened for itself alone (its dealt
+        hand; as taker, its taker's deck), played or not: what must never reach another
+        peer, and what a secrecy test compares."""
+        return mask_of(set(self._cards.values()))
+
     def private_state(self) -> State | None:
         """The rules engine as this seat sees the hand (its own cards known)."""
         return self._private

@@ -36,7 +36,7 @@ def check_secrecy(table: Table) -> None:
     if hand.void is LineKind.PETIT_SEC:
         shown |= mask_of(hand.cards.values())  # that whole hand was shown
     for p in table.peers:
-        private = mask_of(set(p._cards.values()))
+        private = p.private_cards()
         for q in table.peers:
             if q is not p:
                 assert not private & q.my_cards(), f"seat {p.seat} knows cards of seat {q.seat}"

@@ -118,7 +118,7 @@ def test_resumed_seats_finish_the_game_identically(straight: Table) -> None:
     assert sheets == {straight.observer.sheet.lines}
 
 
-def test_secrets_blob_is_small_and_versioned(straight: Table) -> None:
+def test_secrets_blob_is_small_and_versioned() -> None:
     table = make_table(one_deal(4), seed=SEED)
     while table.observer.hand.phase is not Phase.ECART_SHARES:
         step(table, BOT)

@@ -428,6 +428,30 @@ def test_a_relayed_duplicate_is_ignored(game: Table) -> None:
     for w in game.wires[:40]:
         observer.receive(w)
     head = observer.transcript.head
-    assert observer.receive(game.wires[20]) == []
-    assert observer.receive(game.wires[39]) == []
+    assert envelopes(game)[5].hand == 0, "a set-up message, signed by member index"
+    for index in (5, 20, 39):
+        assert observer.receive(game.wires[index]) == []
     assert observer.transcript.head == head
+
+
+def test_after_the_draw_a_member_index_is_not_a_sender(game: Table) -> None:
+    # Re-sign a hand-1 message with the key of the member whose index is the sender
+    # named in it: checked against the seat's key, the signature fails (nobody blamed).
+    seating = game.observer.seating
+    assert seating is not None
+    index = next(
+        i for i, e in enumerate(envelopes(game)) if e.hand == 1 and seating[e.seat] != e.seat
+    )
+    env = envelopes(game)[index]
+    wire = seal(
+        game.keys[env.seat],
+        table_id=env.table_id,
+        hand=env.hand,
+        seq=env.seq,
+        seat=env.seat,
+        prev=env.prev,
+        kind=env.kind,
+        body=env.body,
+    ).wire
+    exc = replay_until_refused(game, index, wire)
+    assert isinstance(exc, UnattributedMessage) and "signature" in str(exc)

@@ -26,16 +26,15 @@ from tarot_p2p.cli.join import (
     default_data_dir,
     describe_table,
     report,
+    run_seat,
     seat_timeouts,
     warm_up_crypto,
 )
 from tarot_p2p.cli.terminal import TerminalPolicy
-from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
 from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import JoinRequest, LobbyError, clean_name
-from tarot_p2p.net.noise import NoiseError
 from tarot_p2p.net.runner import Policy, Timeouts
 from tarot_p2p.net.session import HostedHub, host_table, play_seat
 from tarot_p2p.rules.config import (
@@ -189,11 +188,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     policy: Policy = BotPolicy(args.seed) if args.bot else TerminalPolicy()
-    try:
-        return trio.run(_host, args, config, name, policy, timeouts, relay)
-    except (LinkError, NoiseError, OSError, trio.TooSlowError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ntable closed", file=sys.stderr)
-        return 130
+    return run_seat(_host, args, config, name, policy, timeouts, relay)

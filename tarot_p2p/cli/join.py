@@ -14,6 +14,7 @@ import getpass
 import logging
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -169,17 +170,40 @@ def run_joiner(args: argparse.Namespace, policy: Policy, *, show: bool) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     data_dir = args.data_dir or default_data_dir()
+    return run_seat(_join, code, name, policy, data_dir, timeouts, pinned, show)
+
+
+NETWORK_ERRORS = (LinkError, NoiseError, OSError, trio.TooSlowError)
+
+
+def _leaf(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseException | None:
+    """The first exception of ``kinds`` in ``exc`` (trio's nurseries wrap them in groups)."""
+    if isinstance(exc, kinds):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _leaf(inner, kinds)
+            if found is not None:
+                return found
+    return None
+
+
+def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
+    """``trio.run(main, *args)`` with the errors a player can meet turned into messages."""
     try:
-        return trio.run(_join, code, name, policy, data_dir, timeouts, pinned, show)
-    except TableFull as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 3
-    except (LinkError, NoiseError, OSError, trio.TooSlowError) as exc:
-        print(f"error: cannot reach the table: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\nleft the table", file=sys.stderr)
-        return 130
+        return trio.run(main, *args)
+    except BaseException as exc:
+        leaf = _leaf(exc, (KeyboardInterrupt, TableFull, *NETWORK_ERRORS))
+        if isinstance(leaf, KeyboardInterrupt):
+            print("\nleft the table", file=sys.stderr)
+            return 130
+        if isinstance(leaf, TableFull):
+            print(f"error: {leaf}", file=sys.stderr)
+            return 3
+        if leaf is not None:
+            print(f"error: cannot reach the table: {leaf}", file=sys.stderr)
+            return 1
+        raise
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
-import importlib.util
 import json
 import os
 import secrets
@@ -32,7 +30,7 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-import tarot_p2p
+from tarot_p2p.cli.main import COMMAND_MODULES, build_parser
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN
 from tarot_p2p.net.session import HostedHub
@@ -98,7 +96,7 @@ async def _play(args: argparse.Namespace, base: Path) -> tuple[list[PeerRun], Ho
     )
     hosted = HostedHub(hub)
     env = dict(os.environ)
-    root = str(Path(tarot_p2p.__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[2])  # the directory holding tarot_p2p
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     finished = False
     async with trio.open_nursery() as nursery:
@@ -130,11 +128,11 @@ async def _play(args: argparse.Namespace, base: Path) -> tuple[list[PeerRun], Ho
 def _audit(paths: list[Path]) -> bool:
     """Audit the transcripts with ``tarot-p2p audit`` (which also checks that the files
     agree); without that command, replay each through an observer."""
-    if importlib.util.find_spec("tarot_p2p.cli.audit") is not None:
-        audit = importlib.import_module("tarot_p2p.cli.audit")
-        print("$ tarot-p2p audit --quiet " + " ".join(str(p) for p in paths), flush=True)
+    if "audit" in COMMAND_MODULES:
         files = [str(p) for p in paths]
-        code: int = audit.run(argparse.Namespace(files=files, json=False, quiet=True))
+        print("$ tarot-p2p audit --quiet " + " ".join(files), flush=True)
+        audit = build_parser().parse_args(["audit", "--quiet", *files])
+        code: int = audit.func(audit)
         return code == 0
     ok = True
     for path in paths:

@@ -12,7 +12,12 @@ background task:
   expected sender's timeout (a decision gets longer than a computed message). Bytes no
   seat provably signed, duplicates and gaps are logged and ignored *without* moving the
   deadline, so junk cannot keep a silent seat alive. A message accepted by the peer is
-  appended to the transcript file (``fsync``) before anything else happens.
+  written to the transcript file before anything else happens (the process may die: the
+  record is the operating system's), and made durable (``fsync``) before our next message
+  is sent, which depends on it (``wire.md`` §4.4).
+
+Before each message of ours, the peer's exported secrets (``secrets.bin``, private) are
+saved when they changed, so that ``Peer.resume`` can take the seat back after a crash.
 
 Ends: the game is over (the peer expects nobody); the expected sender stayed silent
 (``timeout``); a seat signed something the protocol refuses (``violation``, with the
@@ -286,8 +291,8 @@ class TableRunner:
             if exc.outgoing is not None:
                 await self._send(exc.outgoing)
             raise self._violation(exc) from None
+        await self._save_secrets()  # first: a transcript holding our key needs its secret
         await self._persist()
-        await self._save_secrets()
         await self._send(wire)
         await self._after(peer.own_events)
 

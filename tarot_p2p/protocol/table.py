@@ -212,8 +212,8 @@ Event = Opened | EngineAction | ChienShown | SeatsDrawn | HandEnded
 
 
 def draw_order(card: int) -> tuple[int, int, int]:
-    """Sort key of the dealer draw: suit cards below trumps; on equal rank clubs < diamonds <
-    hearts < spades (suits are numbered spades 0 .. clubs 3)."""
+    """Sort key of the seat draw (FFT): suit cards below trumps; on equal rank clubs <
+    diamonds < hearts < spades (suits are numbered spades 0 .. clubs 3)."""
     if SUIT_OF[card] == TRUMP_SUIT:
         return (1, RANK_OF[card], 0)
     return (0, RANK_OF[card], 3 - SUIT_OF[card])
@@ -230,7 +230,8 @@ class HandMachine:
         dealer: int,
         setup: m.Setup | None = None,
     ) -> None:
-        """Hand 0 takes the ``setup`` message the host must send first; later hands none."""
+        """Hand 0 takes the ``setup`` message the host must send first (its ``dealer`` is
+        unused: nobody deals the draw); later hands none."""
         if (hand == 0) != (setup is not None):
             raise ValueError("hand 0, and only hand 0, starts with the set-up message")
         self.config = config

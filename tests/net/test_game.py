@@ -64,8 +64,8 @@ class Watch:
 
 def check_secrecy(peer: Peer, everyone: list[Peer]) -> None:
     """``peer`` knows no card another seat still holds, unless everyone saw it (the chien
-    shown in prise and garde, a poignée): its own cards and the open slots are all it can
-    name."""
+    shown in prise and garde, a poignée): the cards it opened for itself alone and the
+    open slots are all it can name."""
     hand = peer.hand
     if hand.hand == 0 or hand.engine is None:
         return
@@ -73,7 +73,7 @@ def check_secrecy(peer: Peer, everyone: list[Peer]) -> None:
     shown = public.chien or 0  # the chien was shown to everyone before the taker took it
     for _, cards in public.poignees:
         shown |= cards
-    known = peer.my_cards() | mask_of(set(hand.cards.values()))
+    known = peer.private_cards() | mask_of(set(hand.cards.values()))
     private = peer.private_state()
     for other in everyone:
         if other is peer or other.hand.hand != hand.hand or other.seat is None:

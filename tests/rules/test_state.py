@@ -28,9 +28,19 @@ from tarot_p2p.rules.state import (
     State,
     Void,
     from_hands,
+    new_hand,
 )
 
-from .engine_helpers import bid, build_deal, cards, first_legal, play_out, start, to_play
+from .engine_helpers import (
+    bid,
+    build_deal,
+    cards,
+    first_card,
+    first_legal,
+    play_out,
+    start,
+    to_play,
+)
 
 FOUR = TableConfig()
 FIVE = TableConfig(players=5)
@@ -555,3 +565,20 @@ def test_excuse_led_to_the_last_trick_without_a_chelem_is_lost() -> None:
     won = sum(half_points_of(sum(1 << c for c in t.cards)) for t in state.tricks if t.winner == 0)
     # Garde sans: the chien counts for the attack; the Excuse went to the defence, no exchange.
     assert outcome.attack_half_points == won + half_points_of(state.chien)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_clone_is_independent(players: int) -> None:
+    # A clone played to the end leaves the original untouched; the original then plays to
+    # the very same end. Two players exercise the piles (nested lists).
+    config = TableConfig(players=players)
+    state = new_hand(config, 0, list(range(78)))
+    to_play(state, taker=1)
+    for _ in range(6):
+        state.apply_action(first_card(state, state.legal_actions()))
+    before = (state.history(), state.legal_actions(), state.observation(0))
+    clone = state.clone()
+    play_out(clone, first_card)
+    assert (state.history(), state.legal_actions(), state.observation(0)) == before
+    play_out(state, first_card)
+    assert state.history() == clone.history() and state.returns() == clone.returns()

@@ -78,7 +78,7 @@ def build() -> tuple[bytes, dict[str, Any]]:
         "seating": list(peers[0].seating or ()),
         "final_digest": peers[0].transcript.head.hex(),
         "messages": [
-            f"{e.hand}.{e.seq} seat {e.seat} {e.kind}"
+            f"{e.hand}.{e.seq} {'member' if e.hand == 0 else 'seat'} {e.seat} {e.kind}"
             for e in (open_envelope(w, table_id=table_id, roster=None) for w in wires)
         ],
         "sheet": sheet.to_dict(),

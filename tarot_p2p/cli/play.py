@@ -18,7 +18,7 @@ from tarot_p2p.rules.cards import card_name
 from tarot_p2p.rules.config import FivePlayerMode, GameEnd, TableConfig
 from tarot_p2p.rules.deal import deal_cards
 from tarot_p2p.rules.scoring import explain_hand
-from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet, hand_note
 from tarot_p2p.rules.state import State, Void, new_hand
 
 _NAMES = ("North", "West", "South", "East", "Centre")
@@ -102,16 +102,6 @@ def _describe(summary: dict[str, Any], names: tuple[str, ...]) -> str:
     return text + (f"; {', '.join(extras)}" if extras else "")
 
 
-def _short(summary: dict[str, Any], names: tuple[str, ...]) -> str:
-    if "contract" not in summary:
-        return "misère deal"
-    verdict = "made" if summary["made"] else "failed"
-    taker = names[summary["taker"]]
-    return (
-        f"{taker} {summary['contract'].replace('_', ' ')} {verdict} by {abs(summary['difference'])}"
-    )
-
-
 def run(args: argparse.Namespace) -> int:
     mode = FivePlayerMode.DEAD_HAND if args.dead_hand else FivePlayerMode.CALLED_KING
     if args.dead_hand and args.players != 5:
@@ -138,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         elif state.void is Void.ALL_PASS:
             sheet.add_void(LineKind.ALL_PASS)
         else:
-            sheet.add_hand(summary["scores"], _short(summary, names))
+            sheet.add_hand(summary["scores"], hand_note(config, state.outcome(), names))
         if not args.json:
             print(f"Deal {len(hands)} (dealer {names[dealer]}): {note}")
     if args.json:

@@ -81,7 +81,7 @@ from tarot_p2p.rules.cards import (
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import CHIEN, chien_size, deal_pattern
 from tarot_p2p.rules.scoring import Contract
-from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet, hand_note
 from tarot_p2p.rules.state import IllegalAction, IncompleteInformation, State, from_hands
 from tarot_p2p.rules.state import Phase as EnginePhase
 
@@ -766,7 +766,10 @@ class TableMachine:
         else:
             assert self.sheet is not None and done.scores is not None
             if done.void is None:
-                self.sheet.add_hand(done.scores)
+                assert done.audit is not None
+                self.sheet.add_hand(
+                    done.scores, hand_note(self.config, done.audit.outcome, self.names)
+                )
             else:
                 self.sheet.add_void(done.void)
         if not self.sheet.is_over:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tarot_p2p.rules.config import FivePlayerMode, GameEnd, TableConfig
+from tarot_p2p.rules.scoring import HandOutcome, explain_hand
 
 
 class LineKind(enum.StrEnum):
@@ -207,3 +208,20 @@ class ScoreSheet:
 
 def _signed(score: int) -> str:
     return f"+{score}" if score > 0 else str(score)
+
+
+def hand_note(config: TableConfig, outcome: HandOutcome | None, names: Sequence[str]) -> str:
+    """The sheet's note for a scored deal: who took what, and by how much it was made or failed.
+
+    One wording for every sheet (local game, networked game), so players read the same line
+    whichever way the hand was played. ``None`` is the all-pass misère deal (a variant).
+    """
+    if outcome is None:
+        return "misère deal"
+    steps = explain_hand(config, outcome)
+    verdict = "made" if steps.made else "failed"
+    contract = outcome.contract.name.lower().replace("_", " ")
+    note = f"{names[outcome.taker]} {contract} {verdict} by {abs(steps.difference)}"
+    if outcome.offender is not None:
+        note += f"; offence by {names[outcome.offender]}"
+    return note

@@ -49,7 +49,9 @@ def register(subparsers: Any) -> None:
         description=__doc__,
     )
     p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
-    p.add_argument("--deals", type=int, default=1, help="number of deals (default 1)")
+    p.add_argument(
+        "--deals", type=int, help="number of deals (default: one round, each player deals once)"
+    )
     p.add_argument("--seed", default="0", help="seed of the bots' choices (not of the deal)")
     p.add_argument("--data-dir", type=Path, help="where the peers save (default: a new temp dir)")
     p.add_argument(
@@ -81,7 +83,8 @@ def _commands(args: argparse.Namespace, code: str, base: Path) -> list[PeerRun]:
         ]  # fmt: skip
         if i == 0:
             role = ["host", "--relay", code, "--bot", "--players", str(args.players)]
-            role += ["--deals", str(args.deals)]
+            if args.deals is not None:
+                role += ["--deals", str(args.deals)]
         else:
             role = ["bot", code, "--relay"]
         runs.append(PeerRun(name, [*python, *role, *common], data))
@@ -164,13 +167,14 @@ def render_sheet(document: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.deals < 1 or args.timeout <= 0 or args.time_limit <= 0:
+    if (args.deals is not None and args.deals < 1) or args.timeout <= 0 or args.time_limit <= 0:
         print("error: --deals, --timeout and --time-limit must be positive", file=sys.stderr)
         return 2
+    length = "one round" if args.deals is None else f"{args.deals} deal(s)"
     base = args.data_dir or Path(tempfile.mkdtemp(prefix="tarot-p2p-demo-"))
     base.mkdir(parents=True, exist_ok=True)
     print(
-        f"demo: {args.players} bots, {args.deals} deal(s), seed {args.seed!r} (bot choices "
+        f"demo: {args.players} bots, {length}, seed {args.seed!r} (bot choices "
         f"only: the deal stays secret); data in {base}",
         flush=True,
     )

@@ -36,6 +36,7 @@ from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, decode, encode
 from tarot_p2p.protocol.envelope import open_envelope
 from tarot_p2p.protocol.errors import ProtocolError
+from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import TableConfig
 
 JOIN_REQUEST_DOMAIN = b"tarot-p2p/join-request/v1\x00"
@@ -179,7 +180,12 @@ def read_table_offer(
         assert isinstance(setup, m.Setup)
         config = TableConfig.from_canonical_bytes(setup.config)
         roster = tuple(Ed25519PublicKey.from_public_bytes(k) for k in setup.roster)
-        open_envelope(wire, table_id=table_id, roster={0: roster[0]})
+        # The joiner builds its seat from this set-up and must then accept the very same
+        # bytes, so run them through an observer now: signature under roster key 0, the
+        # transcript's first slot and genesis digest, and a playable table (three to five
+        # seats, one key and one usable name per seat). A signed but unusable set-up is
+        # then refused here instead of failing later inside join_table.
+        Peer(config, table_id, roster, setup.names).receive(wire)
     except (ProtocolError, ValueError, IndexError) as exc:
         raise LobbyError(f"set-up: {exc}") from None
     if hub_fingerprint is not None and fingerprint(roster[0]) != hub_fingerprint:

@@ -19,7 +19,9 @@ from tarot_p2p.net.lobby import (
     read_table_offer,
 )
 from tarot_p2p.protocol.codec import decode, encode
+from tarot_p2p.protocol.envelope import seal
 from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.transcript import genesis_digest
 from tarot_p2p.rules.config import GameEnd, TableConfig
 
 TABLE = hashlib.sha256(b"lobby table").digest()
@@ -97,3 +99,27 @@ def test_a_joiner_checks_the_set_up() -> None:
     forged[-1] ^= 1
     with pytest.raises(LobbyError):
         read_table_offer(bytes(forged), TABLE, me, "host")
+
+
+def signed_setup(config: TableConfig, roster: list[bytes], names: list[str], prev: bytes) -> bytes:
+    """A set-up message validly signed by roster key 0, whatever it says."""
+    body = {"config": config.canonical_bytes(), "roster": roster, "names": names}
+    env = seal(KEYS[0], table_id=TABLE, hand=0, seq=0, seat=0, prev=prev, kind="table", body=body)
+    return env.wire
+
+
+def test_a_signed_set_up_the_joiner_cannot_play_is_refused() -> None:
+    raw = [k.public_key().public_bytes_raw() for k in KEYS]
+    me = KEYS[1].public_key()
+    binding = Peer(CONFIG, TABLE, [k.public_key() for k in KEYS[:3]], ["a", "b", "c"]).binding
+    start = genesis_digest(TABLE, binding)
+    assert read_table_offer(signed_setup(CONFIG, raw[:3], ["a", "b", "c"], start), TABLE, me, "b")
+    four = TableConfig(players=4, game_end=GameEnd.DEALS, game_length=1)
+    unusable = [
+        (CONFIG, raw[:4], ["a", "b", "c"], start),  # more keys than seats and names
+        (four, raw[:3], ["a", "b", "c"], start),  # a four-seat table with three keys
+        (CONFIG, raw[:3], ["a", "b", "c"], bytes(32)),  # not built on the genesis digest
+    ]
+    for config, roster, names, prev in unusable:
+        with pytest.raises(LobbyError):
+            read_table_offer(signed_setup(config, roster, names, prev), TABLE, me, "b")

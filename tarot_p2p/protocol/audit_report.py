@@ -54,18 +54,16 @@ from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from tarot_p2p.protocol.envelope import TABLE_ID_LEN, SignedEnvelope, open_envelope
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
 from tarot_p2p.protocol.errors import ProtocolError, SeatViolation, UnattributedMessage
 from tarot_p2p.protocol.messages import POINT
 from tarot_p2p.protocol.peer import Peer, replay_file
 from tarot_p2p.protocol.table import HandMachine, Phase
 from tarot_p2p.protocol.transcript import (
-    FILE_MAGIC,
-    FILE_VERSION,
-    HEADER_LEN,
-    MAX_RECORD_LEN,
+    FileFrames,
     TranscriptFileError,
     TranscriptGap,
+    read_frames,
 )
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.audit import Offence
@@ -284,38 +282,10 @@ class Comparison:
 # ---------------------------------------------------------------------- the audit
 
 
-class _Framing:
-    """The header and the record frames of a file (nothing verified yet)."""
-
-    def __init__(self, data: bytes) -> None:
-        if len(data) < HEADER_LEN or not data.startswith(FILE_MAGIC):
-            raise TranscriptFileError("not a tarot-p2p transcript file (bad header)")
-        version = int.from_bytes(data[len(FILE_MAGIC) : len(FILE_MAGIC) + 2], "big")
-        if version != FILE_VERSION:
-            raise TranscriptFileError(f"unsupported transcript file version {version}")
-        start = len(FILE_MAGIC) + 2
-        self.table_id = data[start : start + TABLE_ID_LEN]
-        self.binding = data[start + TABLE_ID_LEN : HEADER_LEN]
-        self.offsets: list[int] = []
-        self.wires: list[bytes] = []
-        self.bad_frame: tuple[int, int] | None = None
-        """(offset, length) of a record whose length prefix is out of range."""
-        offset = HEADER_LEN
-        while len(data) - offset >= 4:
-            length = int.from_bytes(data[offset : offset + 4], "big")
-            if not 0 < length <= MAX_RECORD_LEN:
-                self.bad_frame = (offset, length)
-                break
-            if len(data) - offset - 4 < length:
-                break
-            self.offsets.append(offset)
-            self.wires.append(data[offset + 4 : offset + 4 + length])
-            offset += 4 + length
-        self.torn = 0 if self.bad_frame else len(data) - offset
-
-    def ref(self, index: int, *, signed: bool) -> RecordRef:
-        wire = self.wires[index]
-        return _ref(wire, self.table_id, index + 1, self.offsets[index], signed=signed)
+def _record_ref(frames: FileFrames, index: int, *, signed: bool) -> RecordRef:
+    """Record ``index`` (0-based) of the file, numbered from 1 in the report."""
+    wire = frames.records[index]
+    return _ref(wire, frames.table_id, index + 1, frames.offsets[index], signed=signed)
 
 
 def _ref(
@@ -332,7 +302,7 @@ def _ref(
 class _Run:
     """One observer driven over a file's records, keeping each hand as it ended."""
 
-    def __init__(self, framing: _Framing, observer: Peer) -> None:
+    def __init__(self, framing: FileFrames, observer: Peer) -> None:
         self.framing = framing
         self.observer = observer
         self.hands: list[HandMachine] = [observer.hand]
@@ -340,10 +310,10 @@ class _Run:
 
     def feed(self) -> Failure | None:
         framing, observer = self.framing, self.observer
-        for index in range(1, len(framing.wires)):
+        for index in range(1, len(framing.records)):
             before = len(observer.transcript)
             try:
-                observer.receive(framing.wires[index])
+                observer.receive(framing.records[index])
             except ProtocolError as exc:
                 return self.failure(index, exc)
             if len(observer.transcript) == before:
@@ -351,7 +321,7 @@ class _Run:
                     Status.CORRUPT,
                     "the record repeats one already in the file (a writer's fault: a file "
                     "holds each accepted message once)",
-                    framing.ref(index, signed=True),
+                    _record_ref(framing, index, signed=True),
                 )
             self._track(index)
         return None
@@ -365,7 +335,7 @@ class _Run:
         framing = self.framing
         if isinstance(exc, SeatViolation):
             evidence = tuple(self._evidence(wire) for wire in exc.evidence)
-            at = framing.ref(index, signed=True)
+            at = _record_ref(framing, index, signed=True)
             return Failure(Status.VIOLATION, exc.reason, at, exc.seat, evidence)
         assert isinstance(exc, UnattributedMessage)
         if isinstance(exc, TranscriptGap):
@@ -373,34 +343,34 @@ class _Run:
                 "chain break: the record's digest names a history this file does not hold "
                 "(a record before it is missing or out of order)"
             )
-            return Failure(Status.CORRUPT, reason, framing.ref(index, signed=True))
+            return Failure(Status.CORRUPT, reason, _record_ref(framing, index, signed=True))
         reason = f"{exc.reason}: nobody provably signed these bytes"
-        return Failure(Status.CORRUPT, reason, framing.ref(index, signed=False))
+        return Failure(Status.CORRUPT, reason, _record_ref(framing, index, signed=False))
 
     def _evidence(self, wire: bytes) -> RecordRef:
         framing = self.framing
-        index = framing.wires.index(wire) if wire in framing.wires else None
+        index = framing.records.index(wire) if wire in framing.records else None
         if index is None:
             return _ref(wire, framing.table_id, None, None, signed=True)
-        return framing.ref(index, signed=True)
+        return _record_ref(framing, index, signed=True)
 
 
 def audit_file(data: bytes) -> TranscriptReport:
     """Verify one transcript file completely; never raises on bad input."""
     try:
-        framing = _Framing(data)
+        framing = read_frames(data)
     except TranscriptFileError as exc:
         unreadable = Failure(Status.CORRUPT, str(exc))
         return TranscriptReport(Status.CORRUPT, unreadable, len(data), 0, 0)
-    if not framing.wires:
+    if not framing.records:
         return _unverified(data, framing, _end_failure(framing, None))
     # The set-up record goes through replay_file itself: it alone knows how a file's first
     # record becomes an observer (roster, names and rules from the set-up, checked against
     # the header's binding). The other records then go one by one through that observer.
     try:
-        setup = replay_file(data[: framing.offsets[0] + 4 + len(framing.wires[0])])
+        setup = replay_file(data[: framing.offsets[0] + 4 + len(framing.records[0])])
     except TranscriptFileError as exc:
-        at = framing.ref(0, signed=False)
+        at = _record_ref(framing, 0, signed=False)
         return _unverified(data, framing, Failure(Status.CORRUPT, str(exc), at))
     run = _Run(framing, setup.observer)
     if setup.error is not None:
@@ -410,37 +380,37 @@ def audit_file(data: bytes) -> TranscriptReport:
     return _report(data, run, failure)
 
 
-def _unverified(data: bytes, framing: _Framing, failure: Failure | None) -> TranscriptReport:
+def _unverified(data: bytes, framing: FileFrames, failure: Failure | None) -> TranscriptReport:
     """The report on a file whose set-up could not be verified: only its framing is known."""
     assert failure is not None
     return TranscriptReport(
         failure.status,
         failure,
         len(data),
-        len(framing.wires),
+        len(framing.records),
         0,
         table_id=framing.table_id,
         binding=framing.binding,
-        torn_tail=framing.torn,
-        wires=tuple(framing.wires),
+        torn_tail=framing.torn_tail,
+        wires=tuple(framing.records),
     )
 
 
-def _end_failure(framing: _Framing, observer: Peer | None) -> Failure | None:
+def _end_failure(framing: FileFrames, observer: Peer | None) -> Failure | None:
     """Why a file whose every record verified is not a whole game (or ``None``)."""
     expected: tuple[int, tuple[str, ...], int, str] | None = None
     if observer is None:
         expected = (0, ("table",), 0, Phase.SETUP.value)
     elif (seat := observer.expected_sender()) is not None:
         expected = (seat, observer.expected_types(), observer.hand.hand, observer.hand.phase.value)
-    after = f"after record {len(framing.wires)}" if framing.wires else "before the first record"
-    if framing.bad_frame is not None:
-        offset, length = framing.bad_frame
-        at = RecordRef(len(framing.wires) + 1, offset, None, None, None, b"")
+    after = f"after record {len(framing.records)}" if framing.records else "before the first record"
+    if framing.bad_length is not None:
+        offset, length = framing.bad_length
+        at = RecordRef(len(framing.records) + 1, offset, None, None, None, b"")
         return Failure(Status.CORRUPT, f"record frame with impossible length {length}", at)
-    if framing.torn:
+    if framing.torn_tail:
         reason = (
-            f"torn tail: the file ends {after} inside a record ({framing.torn} bytes), "
+            f"torn tail: the file ends {after} inside a record ({framing.torn_tail} bytes), "
             "a crash while writing; everything before it is verified"
         )
         return Failure(Status.TORN_TAIL, reason, expected=expected)
@@ -474,11 +444,11 @@ def _report(data: bytes, run: _Run, failure: Failure | None) -> TranscriptReport
         sheet=observer.sheet,
         tally=_tally(envelopes, run.hands),
         size=len(data),
-        records=len(framing.wires),
+        records=len(framing.records),
         table_id=framing.table_id,
         binding=framing.binding,
-        torn_tail=framing.torn,
-        wires=tuple(framing.wires),
+        torn_tail=framing.torn_tail,
+        wires=tuple(framing.records),
     )
 
 

@@ -65,7 +65,6 @@ from tarot_p2p.protocol.codec import (
     encode,
 )
 from tarot_p2p.protocol.envelope import (
-    DIGEST_LEN,
     TABLE_ID_LEN,
     Roster,
     SignedEnvelope,
@@ -85,13 +84,11 @@ from tarot_p2p.protocol.table import (
     Violation,
 )
 from tarot_p2p.protocol.transcript import (
-    FILE_MAGIC,
-    FILE_VERSION,
-    HEADER_LEN,
-    MAX_RECORD_LEN,
+    FileFrames,
     Transcript,
     TranscriptFileError,
     Verdict,
+    read_frames,
 )
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import TRUMP_MASK, CardSet, card_name, cards_of, mask_of
@@ -414,19 +411,20 @@ class Peer:
         Raises :class:`~.transcript.TranscriptFileError` for an unusable file, a
         :class:`ProtocolError` for a record refused, ``ValueError`` when the secrets are
         not this file's or not those of the hand the seat is in."""
-        table_id, binding, records, _ = _read_file(data)
+        frames = _read_file(data)
+        table_id = frames.table_id
         try:
             saved = _SECRETS.load(decode(secrets), "secrets")
         except DecodeError as exc:
             raise ValueError(f"unreadable secrets: {exc}") from None
         if saved.version != SECRETS_VERSION or saved.table_id != table_id:
             raise ValueError("the secrets are not of this version or of this table")
-        config, roster, names = _setup_of(table_id, binding, records)
+        config, roster, names = _setup_of(frames)
         if saved.member >= len(roster):
             raise ValueError(f"member {saved.member} is not in the roster")
         peer = cls(config, table_id, roster, names, seat=saved.member, identity=identity, rng=rng)
         peer._saved = saved
-        for wire in records:
+        for wire in frames.records:
             peer.receive(wire)
         peer._saved = None
         hand = peer.hand
@@ -629,44 +627,32 @@ def replay_file(data: bytes) -> Replay:
     observer's ``expected_sender()`` then names the seat that was to speak. Raises
     :class:`~.transcript.TranscriptFileError` when the file or its set-up is unusable.
     """
-    table_id, binding, records, torn = _read_file(data)
-    config, roster, names = _setup_of(table_id, binding, records)
-    observer = Peer(config, table_id, roster, names)
-    for index, wire in enumerate(records):
+    frames = _read_file(data)
+    config, roster, names = _setup_of(frames)
+    observer = Peer(config, frames.table_id, roster, names)
+    for index, wire in enumerate(frames.records):
         try:
             observer.receive(wire)
         except ProtocolError as exc:
-            return Replay(observer, index, exc, torn)
-    return Replay(observer, len(records), None, torn)
+            return Replay(observer, index, exc, frames.torn_tail)
+    return Replay(observer, len(frames.records), None, frames.torn_tail)
 
 
-def _read_file(data: bytes) -> tuple[bytes, bytes, list[bytes], int]:
-    """A transcript file's table id, binding, complete records and torn-tail length."""
-    if len(data) < HEADER_LEN or not data.startswith(FILE_MAGIC):
-        raise TranscriptFileError("not a tarot-p2p transcript file")
-    if int.from_bytes(data[len(FILE_MAGIC) : len(FILE_MAGIC) + 2], "big") != FILE_VERSION:
-        raise TranscriptFileError("unsupported transcript file version")
-    table_id = data[len(FILE_MAGIC) + 2 : len(FILE_MAGIC) + 2 + TABLE_ID_LEN]
-    records: list[bytes] = []
-    offset = HEADER_LEN
-    while len(data) - offset >= 4:
-        length = int.from_bytes(data[offset : offset + 4], "big")
-        if not 0 < length <= MAX_RECORD_LEN:
-            raise TranscriptFileError(f"record {len(records)}: bad length {length}")
-        if len(data) - offset - 4 < length:
-            break
-        records.append(data[offset + 4 : offset + 4 + length])
-        offset += 4 + length
-    return table_id, data[HEADER_LEN - DIGEST_LEN : HEADER_LEN], records, len(data) - offset
+def _read_file(data: bytes) -> FileFrames:
+    """A transcript file's header and complete records; a bad length prefix is refused."""
+    frames = read_frames(data)
+    frames.refuse_bad_length()
+    return frames
 
 
 def _setup_of(
-    table_id: bytes, header_binding: bytes, records: list[bytes]
+    frames: FileFrames,
 ) -> tuple[TableConfig, list[Ed25519PublicKey], tuple[str, ...]]:
     """The configuration, roster and names of the set-up record, checked against the
     file header's binding."""
+    table_id = frames.table_id
     try:
-        first = open_envelope(records[0], table_id=table_id, roster=None)
+        first = open_envelope(frames.records[0], table_id=table_id, roster=None)
         if first.kind != "table":
             raise ValueError("the first record is not the table set-up")
         setup = m.load_body("table", first.body)
@@ -676,6 +662,6 @@ def _setup_of(
         machine = TableMachine(config, table_id, setup.roster, setup.names)
     except (IndexError, ValueError, ProtocolError) as exc:
         raise TranscriptFileError(f"unusable table set-up: {exc}") from None
-    if machine.binding != header_binding:
+    if machine.binding != frames.binding:
         raise TranscriptFileError("the set-up does not match the file's binding")
     return config, roster, setup.names

@@ -177,6 +177,71 @@ def file_record(env: SignedEnvelope) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
+class FileFrames:
+    """A transcript file cut into its header fields and records, nothing verified yet.
+
+    Why one reader: the store (resuming), the replay of :mod:`.peer` and the audit all read
+    the same normative framing, and must agree on where a file stops being usable.
+    """
+
+    table_id: bytes
+    binding: bytes
+    records: tuple[bytes, ...]
+    """The complete records' envelope bytes, in file order."""
+    offsets: tuple[int, ...]
+    """Byte offset of each record's length prefix."""
+    end: int
+    """Offset just after the last complete record."""
+    bad_length: tuple[int, int] | None
+    """(offset, length) of a length prefix out of ``1..MAX_RECORD_LEN``, where reading
+    stopped; ``None`` when every prefix was in range."""
+    torn_tail: int
+    """Bytes after the last complete record: an incomplete record (a crash while writing).
+    None are counted after a bad length prefix: the file is corrupt there, not torn."""
+
+    def refuse_bad_length(self) -> None:
+        """Raise :class:`TranscriptFileError` if reading stopped at a bad length prefix."""
+        if self.bad_length is not None:
+            offset, length = self.bad_length
+            record = len(self.records)
+            raise TranscriptFileError(f"record {record} at byte {offset}: bad length {length}")
+
+
+def read_frames(data: bytes) -> FileFrames:
+    """Check the header and cut ``data`` into records (raises :class:`TranscriptFileError`
+    only for an unusable header; a bad length prefix is reported in the result)."""
+    if len(data) < HEADER_LEN or not data.startswith(FILE_MAGIC):
+        raise TranscriptFileError("not a tarot-p2p transcript file")
+    start = len(FILE_MAGIC) + 2
+    version = int.from_bytes(data[len(FILE_MAGIC) : start], "big")
+    if version != FILE_VERSION:
+        raise TranscriptFileError(f"unsupported transcript file version {version}")
+    records: list[bytes] = []
+    offsets: list[int] = []
+    bad_length = None
+    offset = HEADER_LEN
+    while len(data) - offset >= 4:
+        length = int.from_bytes(data[offset : offset + 4], "big")
+        if not 0 < length <= MAX_RECORD_LEN:
+            bad_length = (offset, length)
+            break
+        if len(data) - offset - 4 < length:
+            break
+        offsets.append(offset)
+        records.append(data[offset + 4 : offset + 4 + length])
+        offset += 4 + length
+    return FileFrames(
+        table_id=data[start : start + TABLE_ID_LEN],
+        binding=data[start + TABLE_ID_LEN : HEADER_LEN],
+        records=tuple(records),
+        offsets=tuple(offsets),
+        end=offset,
+        bad_length=bad_length,
+        torn_tail=0 if bad_length else len(data) - offset,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedFile:
     """A transcript read from file bytes; ``valid_length`` excludes a torn final record."""
 
@@ -192,31 +257,15 @@ def parse_file(data: bytes, roster: Roster | None = None) -> ParsedFile:
     chain (its ``prev`` equal to the running digest, its slot a successor). With a
     ``roster`` every signature is verified too; without one, only the chain is checked.
     """
-    if len(data) < HEADER_LEN or not data.startswith(FILE_MAGIC):
-        raise TranscriptFileError("not a tarot-p2p transcript file")
-    version = int.from_bytes(data[8:10], "big")
-    if version != FILE_VERSION:
-        raise TranscriptFileError(f"unsupported transcript file version {version}")
-    table_id = data[10 : 10 + TABLE_ID_LEN]
-    binding = data[10 + TABLE_ID_LEN : HEADER_LEN]
-    transcript = Transcript(table_id, binding)
-    offset = HEADER_LEN
-    while offset < len(data):
-        if len(data) - offset < 4:
-            break
-        length = int.from_bytes(data[offset : offset + 4], "big")
-        if length == 0 or length > MAX_RECORD_LEN:
-            raise TranscriptFileError(f"record at byte {offset}: bad length {length}")
-        if len(data) - offset - 4 < length:
-            break
-        wire = data[offset + 4 : offset + 4 + length]
-        index = len(transcript)
+    frames = read_frames(data)
+    frames.refuse_bad_length()
+    transcript = Transcript(frames.table_id, frames.binding)
+    for index, (offset, wire) in enumerate(zip(frames.offsets, frames.records, strict=True)):
         try:
-            env = open_envelope(wire, table_id=table_id, roster=roster)
+            env = open_envelope(wire, table_id=frames.table_id, roster=roster)
             if transcript.classify(env) is not Verdict.NEXT:
                 raise TranscriptFileError(f"record {index}: duplicate message")
         except (UnattributedMessage, SeatViolation) as exc:
             raise TranscriptFileError(f"record {index} at byte {offset}: {exc}") from exc
         transcript.append(env)
-        offset += 4 + length
-    return ParsedFile(transcript, offset, len(data) - offset)
+    return ParsedFile(transcript, frames.end, frames.torn_tail)

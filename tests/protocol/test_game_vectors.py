@@ -191,10 +191,14 @@ def test_hands_replay(case: dict[str, Any]) -> None:
         assert sorted(set(dealt[seat]) - in_piles) == hand
     result = case["result"]
     assert sum(result["scores"]) == 0
+    if result["half_points"] is not None:
+        misere_deal = result["outcome"] is None
+        set_aside = sum(spec_card(c)[1] for c in case["chien"]) if misere_deal else 0
+        assert sum(result["half_points"]) == 182 - set_aside
     for trick in result["tricks"]:
         n = len(trick["cards"])
         seat = trick["leader"]
-        seats = []
+        seats: list[int] = []
         while len(seats) < n:
             if seat != case["dealer"] or config.active_players == config.players:
                 seats.append(seat)

@@ -22,6 +22,7 @@ from tarot_p2p.crypto.shuffle import (
     shuffle_and_prove,
     shuffle_challenges,
 )
+from tarot_p2p.crypto.vectors import context_json
 
 Json = dict[str, Any]
 
@@ -68,14 +69,7 @@ def _vector(y: Point, deck: list[Ciphertext], *, seed: bytes, description: str) 
         "key_seed": KEY_SEED.hex(),
         "y": point_to_bytes(y).hex(),
         "seed": seed.hex(),
-        "context": {
-            "version": ctx.version,
-            "table_id": ctx.table_id.hex(),
-            "hand": ctx.hand,
-            "phase": ctx.phase,
-            "seat": ctx.seat,
-            "encoding": ctx.encode().hex(),
-        },
+        "context": context_json(ctx),
         "n": len(deck),
         "deck_in": [c.to_bytes().hex() for c in deck],
         "permutation": DeterministicRandom(seed).permutation(len(deck)),

@@ -68,7 +68,8 @@ def _hex_scalar(k: Scalar) -> str:
     return scalar_to_bytes(k).hex()
 
 
-def _ctx_json(ctx: ProofContext) -> Json:
+def context_json(ctx: ProofContext) -> Json:
+    """A proof context as every vector file writes it: its fields and their encoding."""
     return {
         "version": ctx.version,
         "table_id": ctx.table_id.hex(),
@@ -115,7 +116,7 @@ def _fiat_shamir() -> Json:
     return {
         "description": "challenge(label, ctx, *parts) reduced mod the group order",
         "label": "tarot-p2p/test/v1",
-        "context": _ctx_json(ctx),
+        "context": context_json(ctx),
         "parts": [p.hex() for p in parts],
         "challenge": _hex_scalar(challenge(b"tarot-p2p/test/v1", ctx, *parts)),
     }
@@ -144,7 +145,7 @@ def _keys() -> _Keys:
             {
                 "seat": seat,
                 "seed": seed.hex(),
-                "context": _ctx_json(ctx),
+                "context": context_json(ctx),
                 "x": _hex_scalar(x),
                 "nonce_k": _hex_scalar(nonce),
                 "commitment_R": _hex_point(base_mul(nonce)),
@@ -200,7 +201,7 @@ def _decryption_shares(keys: _Keys, deck: list[Ciphertext]) -> Json:
             {
                 "seat": seat,
                 "seed": seed.hex(),
-                "context": _ctx_json(ctx),
+                "context": context_json(ctx),
                 "x": _hex_scalar(keys.secrets[seat]),
                 "y": _hex_point(keys.shares[seat].y),
                 "ciphertexts": [ct.to_bytes().hex() for ct in cts],
@@ -231,7 +232,7 @@ def _opening(keys: _Keys, deck: list[Ciphertext]) -> Json:
         seed = f"opening seat {seat}".encode("ascii")
         ctx = ProofContext(table_id=TABLE_ID, hand=HAND, phase="play", seat=seat)
         shares, proof = prove_shares(keys.secrets[seat], [ct], ctx, DeterministicRandom(seed))
-        published.append({"seat": seat, "seed": seed.hex(), "context": _ctx_json(ctx)})
+        published.append({"seat": seat, "seed": seed.hex(), "context": context_json(ctx)})
         published[-1] |= {"share": _hex_point(shares[0]), "proof": proof.to_bytes().hex()}
     all_shares = [decryption_share(x, ct) for x in keys.secrets]
     card = recover_card(ct, all_shares)

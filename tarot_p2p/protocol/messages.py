@@ -178,8 +178,6 @@ _register(
     },
 )
 
-MESSAGE_TYPES: Final = tuple(sorted(_SCHEMAS))
-
 
 def type_of(message: Message) -> str:
     """The envelope ``type`` string of a message."""

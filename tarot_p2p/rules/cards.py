@@ -124,10 +124,6 @@ def half_points_of(mask: CardSet) -> int:
     return sum(HALF_POINTS[c] for c in cards_of(mask))
 
 
-def oudlers_in(mask: CardSet) -> int:
-    return (mask & OUDLER_MASK).bit_count()
-
-
 _SUIT_LETTERS: Final = "SHDC"
 _RANK_NAMES: Final = {1: "1", JACK: "J", KNIGHT: "C", QUEEN: "Q", KING: "K"}
 

@@ -936,7 +936,8 @@ class State:
         last = self.tricks[-1]
         petit_au_bout: Side | None = None
         if (1 << PETIT) & _trick_mask(last):
-            petit_au_bout = self._side(last.winner)
+            # The last trick goes to the side that wins it; the Excuse closing a chelem wins it.
+            petit_au_bout = chelem if excuse_closed else self._side(last.winner)
         elif excuse_closed and (1 << PETIT) & _trick_mask(self.tricks[-2]):
             petit_au_bout = self._side(self.tricks[-2].winner)
         petit_chelem: Side | None = None

@@ -394,6 +394,39 @@ def test_chelem_closed_by_the_excuse_and_petit_au_bout_penultimate() -> None:
     assert outcome.attack_half_points == 182 and outcome.attack_oudlers == 3
 
 
+def _keep_the_petit_lead_suits(state: State, legal: list[Action]) -> Action:
+    """The lowest legal card (suit cards before trumps), but the Excuse and the petit last."""
+    plays = [a for a in legal if isinstance(a, Play)]
+    if not plays:
+        return legal[0]
+    ordinary = [a for a in plays if a.card not in (EXCUSE, parse_card("T1"))]
+    return ordinary[0] if ordinary else plays[0]
+
+
+def test_petit_in_the_last_trick_of_a_chelem_closed_by_the_excuse_goes_with_that_trick() -> None:
+    """Five players: the attack takes every trick and leads the Excuse to the last one, where a
+    defender is left with the petit. The last trick goes to the chelem side (the Excuse wins
+    it), and so does the petit au bout."""
+    hands = [
+        cards("8H 9H 10H JH CH QH KH T15 T16 T17 T18 T19 T20 T21 EX"),  # taker
+        cards("8S 9S 10S JS CS QS KS T8 T9 T10 T11 T12 T13 T14 1D"),  # called partner
+        cards("1H 2H 3H 4H 5H 6H 7H 1S 2S 3S 4S 5S 6S T1 T7"),  # keeps the petit
+        cards("2D 3D 4D 5D 6D 7D 8D 9D 10D JD CD QD KD 7S T6"),
+        cards("1C 2C 3C 4C 5C 6C 7C 8C 9C 10C JC CC QC KC T5"),
+    ]
+    state = from_hands(FIVE, 4, hands, cards("T2 T3 T4"))
+    bid(state, taker=0, contract=int(Contract.GARDE_SANS))
+    state.apply_action(CallCard(parse_card("KS")))
+    state.apply_action(Go(True))
+    play_out(state, _keep_the_petit_lead_suits)
+    last = state.tricks[-1]
+    assert last.cards[0] == EXCUSE and parse_card("T1") in last.cards
+    outcome = state.outcome()
+    assert outcome is not None and outcome.partner == 1
+    assert outcome.chelem is Side.ATTACK
+    assert outcome.petit_au_bout is Side.ATTACK
+
+
 def test_excuse_kept_by_a_side_without_tricks_is_worth_four() -> None:
     weak = "EX 1S 2S 3S 4S 5S 6S 7S 8S 9S 1H 2H 3H 4H 5H 6H 7H 8H"
     state = start(FOUR, {0: weak})

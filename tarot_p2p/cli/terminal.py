@@ -51,7 +51,11 @@ class TerminalPolicy:
             self._say(f"  {i:2d}. {text}")
         while True:
             try:
-                reply = await trio.to_thread.run_sync(self._ask, f"choice [1-{len(options)}]: ")
+                # Abandoned on cancel (the runner's decision timeout, Ctrl-C): a thread
+                # blocked in input() cannot be interrupted, and must not hold the seat.
+                reply = await trio.to_thread.run_sync(
+                    self._ask, f"choice [1-{len(options)}]: ", abandon_on_cancel=True
+                )
             except EOFError:
                 raise KeyboardInterrupt from None
             if reply.strip().isdigit() and 1 <= int(reply) <= len(options):

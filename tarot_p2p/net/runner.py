@@ -297,18 +297,23 @@ class TableRunner:
         await self._after(peer.own_events)
 
     async def _decide(self) -> bytes:
+        """Our decision, within the decision timeout: past it every other seat aborts the
+        hand naming us (:meth:`_listen`), so we stop too, with the same record, instead of
+        waiting on a player who has left."""
         peer = self.peer
         refused: str | None = None
-        for _ in range(MAX_REFUSALS):
-            decision = await self.policy.decide(peer, refused)
-            try:
-                if isinstance(decision, Ecart):
-                    return await self._run(peer.discard, decision.cards)
-                return await self._run(peer.act, decision)
-            except LocalProtocolError as exc:
-                refused = str(exc)
-                log.info("decision refused: %s", refused)
-        raise LocalProtocolError(f"the policy made {MAX_REFUSALS} illegal choices: {refused}")
+        with trio.move_on_after(self.timeouts.decision):
+            for _ in range(MAX_REFUSALS):
+                decision = await self.policy.decide(peer, refused)
+                try:
+                    if isinstance(decision, Ecart):
+                        return await self._run(peer.discard, decision.cards)
+                    return await self._run(peer.act, decision)
+                except LocalProtocolError as exc:
+                    refused = str(exc)
+                    log.info("decision refused: %s", refused)
+            raise LocalProtocolError(f"the policy made {MAX_REFUSALS} illegal choices: {refused}")
+        raise self._timeout(self.timeouts.decision)
 
     async def _send(self, wire: bytes) -> None:
         try:
@@ -322,7 +327,6 @@ class TableRunner:
 
     async def _listen(self) -> None:
         peer = self.peer
-        expected = peer.expected_sender()
         kinds = peer.expected_types()
         limit = self.timeouts.for_types(kinds)
         with trio.move_on_after(limit):
@@ -348,9 +352,7 @@ class TableRunner:
                 await self._persist(durable=False)
                 await self._after(events)
                 return
-        raise self._stop(
-            "timeout", expected, f"seat {expected} sent no {'/'.join(kinds)} within {limit:g} s"
-        )
+        raise self._timeout(limit)
 
     # ------------------------------------------------------------------ records
 
@@ -409,6 +411,12 @@ class TableRunner:
                 head=peer.transcript.head,
             )
         )
+
+    def _timeout(self, limit: float) -> _Stop:
+        """The expected sender stayed silent for ``limit`` seconds (us, or another seat)."""
+        seat = self.peer.expected_sender()
+        kinds = "/".join(self.peer.expected_types())
+        return self._stop("timeout", seat, f"seat {seat} sent no {kinds} within {limit:g} s")
 
     def _violation(self, exc: SeatViolation) -> _Stop:
         return self._stop("violation", exc.seat, str(exc), exc.evidence)

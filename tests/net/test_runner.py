@@ -146,6 +146,10 @@ async def test_a_player_who_never_decides_is_named_by_seat(
         abort = seat.outcome.abort
         assert (abort.kind, abort.seat, abort.hand) == ("timeout", silent.seat, 1)
         assert "action" in abort.expected_types
+    # The silent seat's own runner gives up at the same deadline, with the same record.
+    own = game.seats[2].outcome
+    assert own is not None and own.abort is not None
+    assert (own.abort.kind, own.abort.seat, own.abort.hand) == ("timeout", silent.seat, 1)
 
 
 async def test_a_crash_keeps_every_accepted_message(

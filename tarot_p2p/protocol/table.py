@@ -676,7 +676,10 @@ class HandMachine:
             a.DISCARD[self.cards[next(discards)]] if isinstance(act, a.Discard) else act
             for _, act in self.history
         ]
-        return HandRecord(self.config, self.dealer, tuple(hands), chien, tuple(actions))
+        unshown = self._cards_of([s for s in self.discard_slots if s not in self.shown_slots])
+        return HandRecord(
+            self.config, self.dealer, tuple(hands), chien, tuple(actions), (), unshown
+        )
 
     def _final_count(self) -> None:
         self.audit = audit_hand(self.record())

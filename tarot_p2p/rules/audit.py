@@ -49,7 +49,8 @@ _TWENTY_ONE = 76
 class Offence:
     seat: int
     rule: str
-    """Short name: revoke, must-trump, must-overtrump, ecart-king-oudler, ecart-trump, ..."""
+    """Short name: revoke, must-trump, must-overtrump, ecart-king-oudler, ecart-trump,
+    ecart-trump-unshown, ..."""
     detail: str
     action_index: int
     """Index in the record's action list of the move at fault."""
@@ -66,6 +67,9 @@ class HandRecord:
     actions: tuple[Action, ...]
     piles: Piles = ()
     """Two players: each seat's piles, from the bottom card up."""
+    unshown_discards: CardSet = 0
+    """Discards the taker did not show (a networked peer sees them only at the end). The rules
+    say discarded trumps are shown, so a trump here is an offence."""
 
 
 @dataclass(frozen=True)
@@ -129,11 +133,15 @@ def _play_offence(hand: set[int], trick: list[int], card: int) -> tuple[str, str
     return None
 
 
-def _ecart_offences(taker_cards: set[int], ecart: list[int]) -> list[tuple[str, str]]:
+def _ecart_offences(
+    taker_cards: set[int], ecart: list[int], unshown: CardSet
+) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for c in ecart:
         if _is_king(c) or _is_oudler(c):
             out.append(("ecart-king-oudler", f"discarded {card_name(c)}"))
+        elif _is_trump(c) and unshown >> c & 1:
+            out.append(("ecart-trump-unshown", f"discarded {card_name(c)} without showing it"))
     eligible_plain = [
         c for c in taker_cards if not _is_trump(c) and not _is_king(c) and c != _EXCUSE
     ]
@@ -258,7 +266,7 @@ def audit_hand(record: HandRecord) -> AuditReport:
         except IllegalAction as e:
             raise InvalidRecord(f"action {i} ({action}): {e}") from None
         if isinstance(action, Discard) and observer.phase is not Phase.DISCARD:
-            for found in _ecart_offences(hands[seat], ecart):
+            for found in _ecart_offences(hands[seat], ecart, record.unshown_discards):
                 offend(seat, found, i)
             hands[seat] -= set(ecart)
 

@@ -7,7 +7,7 @@ from cryptography.exceptions import InvalidSignature
 
 from tarot_p2p.protocol.table import HandEnded, Phase, SeatsDrawn, draw_order
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import EXCUSE, PETIT, CardSet, mask_of, parse_card
+from tarot_p2p.rules.cards import EXCUSE, PETIT, TRUMP_MASK, CardSet, cards_of, mask_of, parse_card
 from tarot_p2p.rules.config import AllPass, FivePlayerMode
 from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
@@ -219,3 +219,44 @@ def test_petit_sec_opens_that_hand_only_and_voids_the_deal() -> None:
     opened = {s for s in hand.cards if s < 78}
     assert opened == set(hand.dealt_slots(holder))
     assert mask_of(hand.cards[s] for s in opened) == mask_of([PETIT, *suits[:17]])
+
+
+def test_a_trump_discarded_unshown_is_found_by_the_audit_and_penalised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The taker must discard trumps (his hand and the chien hold no other discardable card)
+    and hides one of them: nobody can see it during the hand, the audit finds it once the
+    écart is opened, names the taker, and every peer signs the penalised score."""
+    table = make_table(one_deal(4), seed=b"hidden-trump")
+    kings = [parse_card(f"K{s}") for s in "SHDC"]
+    trumps = [parse_card(f"T{n}") for n in range(2, 16)]
+    chien = [parse_card(f"T{n}") for n in range(16, 22)]
+    plain = [c for c in range(56) if c not in kings]
+
+    def deck_for(dealer: int) -> list[int]:
+        pattern = deal_pattern(table.config, dealer)
+        taker, petit_holder = (dealer + 1) % 4, (dealer + 2) % 4
+        sources = {
+            taker: iter(kings + trumps),
+            -1: iter(chien),
+            petit_holder: iter([PETIT, EXCUSE, *plain[:16]]),  # no petit sec
+        }
+        rest = iter(plain[16:])
+        return [next(sources[d]) if d in sources else next(rest) for d in pattern]
+
+    rig_deal(table, deck_for)
+    hidden = parse_card("T2")
+    # The taker's client "forgets" that T2 is a trump when it chooses which discards to show.
+    monkeypatch.setattr("tarot_p2p.protocol.peer.TRUMP_MASK", TRUMP_MASK & ~(1 << hidden))
+    play_checked(table, Bot(contract=Contract.GARDE))
+    assert_agreement(table)
+    hand = table.observer.hand
+    assert hand.audit is not None and hand.engine is not None
+    taker = hand.engine.taker
+    assert hidden in set(cards_of(hand.record().unshown_discards))
+    rules = {(o.seat, o.rule) for o in hand.audit.offences}
+    assert (taker, "ecart-trump-unshown") in rules
+    outcome = hand.audit.outcome
+    assert outcome is not None and outcome.offender == taker
+    assert table.observer.table.sheet is not None
+    assert table.observer.table.sheet.lines[0].scores[taker] < 0

@@ -15,11 +15,15 @@ from dataclasses import dataclass, field
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.cards import cards_of
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.state import Phase as EnginePhase
 
 Tamper = Callable[[int, bytes], bytes]
 """Called with (sender seat, wire bytes) for every message; returns what is delivered."""
@@ -126,6 +130,43 @@ def step(table: Table, bot: Bot, tamper: Tamper | None = None) -> bool:
 def play_game(table: Table, bot: Bot, tamper: Tamper | None = None) -> None:
     while step(table, bot, tamper):
         pass
+
+
+def cheat_play(peer: Peer, card: int) -> bytes:
+    """Play ``card`` without the peer's own legality check (a modified client)."""
+    peer._private = None  # a cheater does not keep the rules engine honest
+    slot = peer._slot_of(card)
+    d, proof = peer._shares("play", [slot])
+    return peer._send(m.Play(slot, d, proof))
+
+
+def play_with_a_revoke() -> tuple[Table, Peer | None]:
+    """A four-seat garde in which the first player who can play an illegal card does,
+    and from then on plays his lowest card whatever the rules say; returns the table and
+    that cheater (``None`` if the seeds had never given anyone the chance)."""
+    table = make_table(one_deal(4), seed=b"revoke")
+    bot = Bot(contract=Contract.GARDE, seed=5)
+    cheater: Peer | None = None
+    while (sender := table.observer.expected_sender()) is not None:
+        peer = table.peer_at(sender)
+        wire = peer.next_message()
+        if wire is None and peer is cheater:
+            wire = cheat_play(peer, min(cards_of(peer.my_cards())))
+        elif wire is None and cheater is None and peer.hand.phase is Phase.PLAY:
+            private = peer.private_state()
+            assert private is not None
+            if private.phase is EnginePhase.PLAY:
+                illegal = peer.my_cards() & ~private.legal_play_mask()
+                if illegal:
+                    cheater = peer
+                    wire = cheat_play(peer, min(cards_of(illegal)))
+        if wire is None:
+            wire = bot.choose(peer)
+        table.wires.append(wire)
+        for other in (*table.peers, table.observer):
+            if other is not peer:
+                other.receive(wire)
+    return table, cheater
 
 
 def one_deal(players: int, **options: object) -> TableConfig:

@@ -32,23 +32,23 @@ from tarot_p2p.protocol.audit_report import (
 )
 from tarot_p2p.protocol.codec import decode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
-from tarot_p2p.protocol.messages import Ecart, Play, dump_body, load_body
-from tarot_p2p.protocol.peer import CheatExposed, Dealt, Peer
+from tarot_p2p.protocol.messages import Ecart, dump_body, load_body
+from tarot_p2p.protocol.peer import CheatExposed, Dealt
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import HEADER_LEN, file_header
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import PETIT, cards_of, mask_of
+from tarot_p2p.rules.cards import PETIT, mask_of
 from tarot_p2p.rules.config import AllPass, GameEnd, TableConfig
 from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
-from tarot_p2p.rules.state import Phase as EnginePhase
 from tests.protocol.harness import (
     Bot,
     Table,
     make_table,
     one_deal,
     play_game,
+    play_with_a_revoke,
     rig_deal,
     step,
 )
@@ -184,37 +184,8 @@ def test_a_played_game_passes_and_shows_what_the_players_saw(
     json.dumps(to_json(report))
 
 
-def cheat_play(peer: Peer, card: int) -> bytes:
-    """Play ``card`` without the peer's own legality check (a modified client)."""
-    peer._private = None
-    slot = peer._slot_of(card)
-    d, proof = peer._shares("play", [slot])
-    return peer._send(Play(slot, d, proof))
-
-
 def test_a_revoke_is_named_with_its_player_and_penalised() -> None:
-    table = make_table(one_deal(4), seed=b"revoke")
-    bot = Bot(contract=Contract.GARDE, seed=5)
-    cheater: Peer | None = None
-    while (sender := table.observer.expected_sender()) is not None:
-        peer = table.peer_at(sender)
-        wire = peer.next_message()
-        if wire is None and peer is cheater:
-            wire = cheat_play(peer, min(cards_of(peer.my_cards())))
-        elif wire is None and cheater is None and peer.hand.phase is Phase.PLAY:
-            private = peer.private_state()
-            assert private is not None
-            if private.phase is EnginePhase.PLAY:
-                illegal = peer.my_cards() & ~private.legal_play_mask()
-                if illegal:
-                    cheater = peer
-                    wire = cheat_play(peer, min(cards_of(illegal)))
-        if wire is None:
-            wire = bot.choose(peer)
-        table.wires.append(wire)
-        for other in (*table.peers, table.observer):
-            if other is not peer:
-                other.receive(wire)
+    table, cheater = play_with_a_revoke()
     assert cheater is not None and cheater.seat is not None, "the seed must allow a revoke"
     report = audit_file(transcript_file(table, table.wires))
     assert report.status is Status.VALID, render(report)

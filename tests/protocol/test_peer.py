@@ -24,15 +24,22 @@ from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.codec import decode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
-from tarot_p2p.protocol.messages import Ecart, PetitSec, Play, Setup, dump_body, load_body
+from tarot_p2p.protocol.messages import Ecart, PetitSec, Setup, dump_body, load_body
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase, binding
 from tarot_p2p.protocol.transcript import TranscriptFileError, file_header, genesis_digest
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import TRUMP_MASK, cards_of
+from tarot_p2p.rules.cards import TRUMP_MASK
 from tarot_p2p.rules.scoring import Contract
-from tarot_p2p.rules.state import Phase as EnginePhase
-from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
+from tests.protocol.harness import (
+    Bot,
+    Table,
+    make_table,
+    one_deal,
+    play_game,
+    play_with_a_revoke,
+    step,
+)
 
 
 @pytest.fixture(scope="module")
@@ -297,36 +304,8 @@ def test_set_up_with_unusable_names_is_refused() -> None:
         replay_file(data)
 
 
-def cheat_play(peer: Peer, card: int) -> bytes:
-    """Play ``card`` without the peer's own legality check (a modified client)."""
-    peer._private = None  # a cheater does not keep the rules engine honest
-    slot = peer._slot_of(card)
-    d, proof = peer._shares("play", [slot])
-    return peer._send(Play(slot, d, proof))
-
-
 def test_revoke_passes_the_public_checks_and_is_penalised_by_the_audit() -> None:
-    table = make_table(one_deal(4), seed=b"revoke")
-    bot = Bot(contract=Contract.GARDE, seed=5)
-    cheater: Peer | None = None
-    while (sender := table.peers[0].expected_sender()) is not None:
-        peer = table.peer_at(sender)
-        wire = peer.next_message()
-        if wire is None and peer is cheater:
-            wire = cheat_play(peer, min(cards_of(peer.my_cards())))
-        elif wire is None and cheater is None and peer.hand.phase is Phase.PLAY:
-            private = peer.private_state()
-            assert private is not None
-            if private.phase is EnginePhase.PLAY:
-                illegal = peer.my_cards() & ~private.legal_play_mask()
-                if illegal:
-                    cheater = peer
-                    wire = cheat_play(peer, min(cards_of(illegal)))
-        if wire is None:
-            wire = bot.choose(peer)
-        for other in (*table.peers, table.observer):
-            if other is not peer:
-                other.receive(wire)
+    table, cheater = play_with_a_revoke()
     assert cheater is not None, "the seed must give a chance to revoke"
     audit = table.observer.hand.audit
     assert audit is not None and audit.offences

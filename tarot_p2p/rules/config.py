@@ -21,6 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 
+MAX_BONUS = 10_000
+"""Bound on every poignée and chelem value: with it every hand's scores fit the ``score``
+message's 32-bit integers, whatever the variant."""
+MAX_GAME_LENGTH = 1_000_000
+"""Bound on ``game_length`` (rounds, deals or a points target)."""
+
+
 class FivePlayerMode(enum.StrEnum):
     CALLED_KING = "called_king"
     """FFT: the taker calls a king; its holder is the secret partner."""
@@ -100,8 +107,12 @@ class TableConfig:
             raise ValueError(f"players must be 2, 3, 4 or 5, not {self.players}")
         if len(self.poignee_values) != 3 or len(self.chelem_values) != 3:
             raise ValueError("poignee_values and chelem_values hold three integers each")
-        if self.game_length < 1:
-            raise ValueError("game_length must be at least 1")
+        if not 1 <= self.game_length <= MAX_GAME_LENGTH:
+            raise ValueError(f"game_length must be 1..{MAX_GAME_LENGTH}")
+        if any(not 0 <= v <= MAX_BONUS for v in self.poignee_values):
+            raise ValueError(f"poignée values must be 0..{MAX_BONUS}")
+        if any(not -MAX_BONUS <= v <= MAX_BONUS for v in self.chelem_values):
+            raise ValueError(f"chelem values must be -{MAX_BONUS}..{MAX_BONUS}")
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if isinstance(f.default, enum.Enum) and not isinstance(value, type(f.default)):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tarot_p2p.rules.config import FivePlayerMode, GameEnd, TableConfig
+from tarot_p2p.rules.config import MAX_GAME_LENGTH, FivePlayerMode, GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
 
@@ -200,7 +200,7 @@ def test_totals_sum_to_zero_and_dealers_rotate(
 ) -> None:
     players, first, deals = case
     sheet = ScoreSheet(
-        TableConfig(players=players, game_end=GameEnd.POINTS, game_length=10**9),
+        TableConfig(players=players, game_end=GameEnd.POINTS, game_length=MAX_GAME_LENGTH),
         [f"P{i}" for i in range(players)],
         first_dealer=first,
     )

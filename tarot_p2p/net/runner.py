@@ -326,33 +326,41 @@ class TableRunner:
     # ------------------------------------------------------------------ their turn
 
     async def _listen(self) -> None:
+        """Wait for the expected sender's next message, until its deadline.
+
+        Only the wait for bytes is under the deadline: a message received in time is
+        checked and applied whatever the clock says meanwhile. Cancelling that work would
+        leave a message applied but reported late (and blame the seat after the sender).
+        """
         peer = self.peer
         kinds = peer.expected_types()
         limit = self.timeouts.for_types(kinds)
-        with trio.move_on_after(limit):
-            while True:
+        deadline = trio.current_time() + limit
+        while True:
+            with trio.move_on_at(deadline) as waiting:
                 try:
                     wire = await self.link.receive()
                 except (LinkError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
                     raise self._stop("disconnected", None, f"link lost: {exc}") from None
-                self.stats.received_messages += 1
-                self.stats.received_bytes += len(wire)
-                before = len(peer.transcript)
-                try:
-                    events = await self._run(peer.receive, wire)
-                except UnattributedMessage as exc:
-                    self.stats.ignored += 1
-                    log.info("ignored a message nobody can be held to: %s", exc.reason)
-                    continue
-                except SeatViolation as exc:
-                    await self._persist()
-                    raise self._violation(exc) from None
-                if len(peer.transcript) == before:
-                    continue  # a duplicate relayed again
-                await self._persist(durable=False)
-                await self._after(events)
-                return
-        raise self._timeout(limit)
+            if waiting.cancelled_caught:
+                raise self._timeout(limit)
+            self.stats.received_messages += 1
+            self.stats.received_bytes += len(wire)
+            before = len(peer.transcript)
+            try:
+                events = await self._run(peer.receive, wire)
+            except UnattributedMessage as exc:
+                self.stats.ignored += 1
+                log.info("ignored a message nobody can be held to: %s", exc.reason)
+                continue
+            except SeatViolation as exc:
+                await self._persist()
+                raise self._violation(exc) from None
+            if len(peer.transcript) == before:
+                continue  # a duplicate relayed again
+            await self._persist(durable=False)
+            await self._after(events)
+            return
 
     # ------------------------------------------------------------------ records
 

@@ -11,9 +11,11 @@ import contextlib
 import json
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -23,7 +25,7 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import join_request
-from tarot_p2p.net.runner import Decision, Policy, Timeouts
+from tarot_p2p.net.runner import Decision, Policy, TableRunner, Timeouts
 from tarot_p2p.net.store import TranscriptStore
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import UnattributedMessage
@@ -150,6 +152,52 @@ async def test_a_player_who_never_decides_is_named_by_seat(
     own = game.seats[2].outcome
     assert own is not None and own.abort is not None
     assert (own.abort.kind, own.abort.seat, own.abort.hand) == ("timeout", silent.seat, 1)
+
+
+class LateOnce:
+    """A bot that once, on a decision following another seat's message, thinks for the
+    decision timeout less ``margin`` seconds."""
+
+    def __init__(self, seed: int, margin: float) -> None:
+        self.bot = BotPolicy(seed)
+        self.margin = margin
+        self.late = False
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        last = list(peer.transcript)[-1]
+        if not self.late and last.hand > 0 and last.seat != peer.seat:
+            self.late = True
+            await trio.sleep(SHORT.decision - self.margin)
+        return await self.bot.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+
+async def test_a_message_received_in_time_is_applied_though_checking_it_ends_late(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checking = 4.0
+
+    async def slow_checks(self: TableRunner, fn: Callable[..., Any], *args: Any) -> Any:
+        # Received messages take ``checking`` seconds to verify, and, like the worker
+        # thread of the real runner, that work is not interrupted by a cancellation.
+        if getattr(fn, "__name__", "") == "receive":
+            with trio.CancelScope(shield=True):
+                await trio.sleep(checking)
+        await trio.lowlevel.checkpoint()
+        return fn(*args)
+
+    monkeypatch.setattr(TableRunner, "_run", slow_checks)
+    # The seat that sent the last message started waiting at once, the late seat only after
+    # checking that message: so its decision reaches that seat half a check before the
+    # deadline, and is checked until half a check after it.
+    policies: list[Policy] = [LateOnce(i, margin=1.5 * checking) for i in range(3)]
+    game = await play_local(3, policies, tmp_path, "late")
+    for seat in game.seats:
+        assert seat.outcome is not None and seat.outcome.abort is None, seat.outcome
+    assert all(isinstance(p, LateOnce) and p.late for p in policies)
+    assert_agreement(game)
 
 
 async def test_a_crash_keeps_every_accepted_message(

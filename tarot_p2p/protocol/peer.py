@@ -91,7 +91,14 @@ from tarot_p2p.protocol.transcript import (
     read_frames,
 )
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import TRUMP_MASK, CardSet, card_name, cards_of, mask_of
+from tarot_p2p.rules.cards import (
+    FULL_DECK,
+    TRUMP_MASK,
+    CardSet,
+    card_name,
+    cards_of,
+    mask_of,
+)
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.sheet import ScoreSheet
@@ -519,6 +526,8 @@ class Peer:
         if not self.my_turn() or hand.phase is not Phase.ECART or self._private is None:
             raise LocalProtocolError("no écart to make now")
         assert seat is not None and self._x is not None and self._rng is not None
+        if cards & ~FULL_DECK:
+            raise LocalProtocolError("the écart is a set of the 78 cards")
         order = sorted(cards_of(cards))
         if len(order) != chien_size(self.config):
             raise LocalProtocolError(f"the écart is {chien_size(self.config)} cards")

@@ -173,6 +173,23 @@ def test_own_illegal_choice_is_a_local_error() -> None:
     assert peer.transcript.head == head
 
 
+def test_an_ecart_naming_no_card_is_a_local_error() -> None:
+    table = make_table(one_deal(4), seed=b"tamper")
+    bot = Bot(contract=Contract.GARDE, seed=11)
+    while table.observer.hand.phase is not Phase.ECART:
+        step(table, bot)
+    sender = table.observer.expected_sender()
+    assert sender is not None
+    taker = table.peer_at(sender)
+    head = taker.transcript.head
+    legal = [x.card for x in taker.legal_actions() if isinstance(x, a.Discard)]
+    five = sum(1 << c for c in legal[:5])
+    for beyond in (a.HIDDEN, 100):  # bits past the deck: a client's bug, not a crash
+        with pytest.raises(LocalProtocolError):
+            taker.discard(five | 1 << beyond)
+    assert taker.transcript.head == head
+
+
 def test_false_trump_in_the_ecart_is_exposed_and_blamed_on_the_taker() -> None:
     table = make_table(one_deal(4), seed=b"tamper")
     bot = Bot(contract=Contract.GARDE, seed=11)

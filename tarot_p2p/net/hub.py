@@ -190,7 +190,7 @@ class Hub:
                     try:
                         await pump()
                     except MemberDropped:
-                        pass  # already recorded by _relay
+                        pass  # already recorded by _trim, which dropped it
                     except _CONNECTION_ERRORS as exc:
                         self._drop(exc)
                     finally:

@@ -9,7 +9,8 @@ same on every peer. The first integer is the kind; the rest are the arguments:
 ``(1, c)``            :class:`Bid` — ``c`` 0 for a pass, else the contract 1..4
 ``(2, card)``         :class:`CallCard` — the card the taker calls at five
 ``(3, card)``         :class:`Discard` — one card of the écart; ``card`` 78 = hidden
-``(4, a)``            :class:`Go` — the taker starts play, ``a`` 1 if he announces a chelem
+``(4, a)``            :class:`Go` — the taker starts play, ``a`` 1 if he announces a chelem,
+                      2 a petit chelem (variant), 0 neither
 ``(5, c1, c2, ...)``  :class:`Poignee` — the trumps shown, increasing card numbers
 ``(6, k)``            :class:`Misere` — ``k`` 1 misère d'atout, 2 misère de tête
 ``(7, card)``         :class:`Play` — a card played to the trick
@@ -96,11 +97,15 @@ class Discard:
 class Go:
     chelem: bool
     """True when the taker announces a chelem (he then leads the first trick)."""
+    petit_chelem: bool = False
+    """True when he announces a petit chelem instead (variant; the lead does not change)."""
 
     def encode(self) -> tuple[int, ...]:
-        return (4, int(self.chelem))
+        return (4, 2 if self.petit_chelem else int(self.chelem))
 
     def __str__(self) -> str:
+        if self.petit_chelem:
+            return "go, petit chelem announced"
         return "go, chelem announced" if self.chelem else "go"
 
 
@@ -173,8 +178,8 @@ def decode(data: tuple[int, ...] | list[int]) -> Action:
         return CallCard(x)
     if kind == 3 and 0 <= x <= HIDDEN:
         return DISCARD[x]
-    if kind == 4 and x in (0, 1):
-        return Go(bool(x))
+    if kind == 4 and x in (0, 1, 2):
+        return Go(x == 1, x == 2)
     if kind == 6 and x in (1, 2):
         return Misere(MisereKind(x))
     if kind == 7 and 0 <= x < DECK_SIZE:

@@ -20,7 +20,6 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-
 MAX_BONUS = 10_000
 """Bound on every poignée and chelem value: with it every hand's scores fit the ``score``
 message's 32-bit integers, whatever the variant."""

@@ -280,6 +280,7 @@ class Observation:
     ecart: CardSet
     """The whole écart for the taker; the discarded trumps (shown) for the others."""
     chelem_announced: bool
+    petit_chelem_announced: bool
     poignees: tuple[tuple[int, CardSet], ...]
     miseres: tuple[tuple[int, MisereKind], ...]
     tricks: tuple[Trick, ...]
@@ -331,6 +332,7 @@ class State:
         "hands",
         "hidden",
         "next_seat",
+        "petit_chelem_announced",
         "phase",
         "piles",
         "played",
@@ -394,6 +396,7 @@ class State:
         self.called: int | None = None
         self.discards_left = 0
         self.chelem_announced = False
+        self.petit_chelem_announced = False
         self._poignees: list[tuple[int, CardSet]] = []
         self._miseres: list[tuple[int, MisereKind]] = []
         self._played_first = 0
@@ -488,6 +491,8 @@ class State:
             return [CallCard(c) for c in cards_of(_callable(self.hands[seat]))]
         if phase is Phase.DISCARD:
             return [DISCARD[c] for c in cards_of(self._discardable())]
+        if self.config.petit_chelem:
+            return [Go(False), Go(True), Go(False, True)]
         return [Go(False), Go(True)]
 
     def legal_play_mask(self) -> CardSet:
@@ -565,7 +570,7 @@ class State:
         elif phase is Phase.DISCARD and type(action) is Discard:
             self._discard(action.card)
         elif phase is Phase.GO and type(action) is Go:
-            self._go(action.chelem)
+            self._go(action.chelem, action.petit_chelem)
         elif phase is Phase.PLAY and type(action) is Poignee:
             self._poignee(action.cards)
         elif phase is Phase.PLAY and type(action) is Misere:
@@ -690,11 +695,14 @@ class State:
             return
         raise IllegalAction("card-not-held", f"{card_name(card)} cannot be in seat {seat}'s hand")
 
-    def _go(self, chelem: bool) -> None:
-        if type(chelem) is not bool:
-            raise IllegalAction("go", "chelem is announced or not")
+    def _go(self, chelem: bool, petit_chelem: bool) -> None:
+        if type(chelem) is not bool or type(petit_chelem) is not bool:
+            raise IllegalAction("go", "a chelem is announced or not")
+        if petit_chelem and (chelem or not self.config.petit_chelem):
+            raise IllegalAction("go", "a petit chelem is announced alone, and only as a variant")
         assert self.taker is not None
         self.chelem_announced = chelem
+        self.petit_chelem_announced = petit_chelem
         self._start_play(self.taker if chelem else self._order[0])
 
     def _start_play(self, leader: int) -> None:
@@ -961,6 +969,7 @@ class State:
             chelem_announced=self.chelem_announced,
             chelem=chelem,
             petit_chelem=petit_chelem,
+            petit_chelem_announced=self.petit_chelem_announced,
             miseres=tuple(sorted(s for s, _ in self._miseres)),
             dead=dead,
         )
@@ -1095,6 +1104,7 @@ class State:
             chien=shown_chien,
             ecart=ecart,
             chelem_announced=self.chelem_announced,
+            petit_chelem_announced=self.petit_chelem_announced,
             poignees=tuple(self._poignees),
             miseres=tuple(self._miseres),
             tricks=tuple(self.tricks),

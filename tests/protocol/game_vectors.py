@@ -143,6 +143,7 @@ SAMPLE_ACTIONS: tuple[Action, ...] = (
     Discard(DECK_SIZE),
     Go(False),
     Go(True),
+    Go(False, True),
     Poignee(named("T2 T3 T5 T8 T9 T10 T12 T15 T20 EX")),
     Misere(MisereKind.TRUMP),
     Misere(MisereKind.HEAD),

@@ -499,7 +499,7 @@ def test_actions_encode_and_decode() -> None:
     for a in actions:
         assert decode(a.encode()) == a
         assert all(type(x) is int for x in a.encode())
-    for bad in [(), (9, 1), (1, 5), (7, 78), (5, 3, 2), (5,), (0, 1), (4, 2), ("x",)]:
+    for bad in [(), (9, 1), (1, 5), (7, 78), (5, 3, 2), (5,), (0, 1), (4, 3), ("x",)]:
         with pytest.raises(ValueError):
             decode(bad)  # type: ignore[arg-type]
 
@@ -615,3 +615,23 @@ def test_clone_is_independent(players: int) -> None:
     assert (state.history(), state.legal_actions(), state.observation(0)) == before
     play_out(state, first_card)
     assert state.history() == clone.history() and state.returns() == clone.returns()
+
+
+def test_petit_chelem_is_announced_only_in_the_variant_and_keeps_the_lead() -> None:
+    assert decode(Go(False, True).encode()) == Go(False, True)
+    plain = start(FOUR, {})
+    bid(plain, taker=0, contract=3)
+    assert Go(False, True) not in plain.legal_actions()
+    with pytest.raises(IllegalAction):
+        plain.apply_action(Go(False, True))
+    taker = "EX T1 " + " ".join(f"T{n}" for n in range(6, 22))
+    state = start(TableConfig(petit_chelem=True), {0: taker})
+    bid(state, taker=0, contract=3)
+    with pytest.raises(IllegalAction):
+        state.apply_action(Go(True, True))
+    state.apply_action(Go(False, True))
+    assert state.petit_chelem_announced and not state.chelem_announced
+    assert state.current_player() == state.next_seat[state.dealer]
+    play_out(state, first_card)
+    outcome = state.outcome()
+    assert outcome is not None and outcome.petit_chelem_announced

@@ -1,0 +1,45 @@
+"""The example programs of ``clients/`` play real games (they are templates: they must work)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.net.runner import Policy
+from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.rules.config import GameEnd, TableConfig
+
+from .test_game import assert_agreement, play_over_tcp
+
+CLIENTS = Path(__file__).resolve().parents[2] / "clients"
+
+
+def load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, CLIENTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_first_legal_bot_plays_a_whole_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    client = load("first_legal_bot")
+
+    def policy(i: int, peers: list[Peer]) -> Policy:
+        return client.FirstLegal() if i == 1 else BotPolicy(i)  # type: ignore[no-any-return]
+
+    config = TableConfig(players=3, game_end=GameEnd.DEALS, game_length=2)
+    game = await play_over_tcp(config, policy, tmp_path, seed="client")
+    assert_agreement(game)
+    assert capsys.readouterr().out.count("for me") == 2
+
+
+def test_first_legal_bot_refuses_a_bad_code(capsys: pytest.CaptureFixture[str]) -> None:
+    assert load("first_legal_bot").main(["not-a-code"]) == 2
+    assert "error" in capsys.readouterr().err

@@ -179,7 +179,11 @@ def sum_points(points: Sequence[Point]) -> Point:
 
 
 def neg(p: Point) -> Point:
-    return mul(p, ORDER - 1)
+    """``-p``: a sign flip of y in libsecp256k1, far cheaper than multiplying by ``ORDER - 1``."""
+    out = ffi.new("secp256k1_pubkey *")
+    out[0] = p.public_key[0]
+    lib.secp256k1_ec_pubkey_negate(_CTX, out)
+    return PublicKey(out)
 
 
 def sub(p: Point, q: Point) -> Point:

@@ -117,14 +117,6 @@ def _combine(terms: list[Any]) -> Point:
     return PublicKey(out)
 
 
-def negate(p: Point) -> Point:
-    """``-P`` (a sign flip of y: far cheaper than multiplying by ``ORDER - 1``)."""
-    out = ffi.new("secp256k1_pubkey *")
-    out[0] = p.public_key[0]
-    lib.secp256k1_ec_pubkey_negate(_CTX, out)
-    return PublicKey(out)
-
-
 def encode_points(points: Sequence[Point]) -> bytes:
     """The concatenated 33-byte compressed encodings, without a wrapper object per point."""
     buf = ffi.new("unsigned char[]", 33 * len(points))

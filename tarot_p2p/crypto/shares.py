@@ -43,9 +43,10 @@ from tarot_p2p.crypto.group import (
     base_mul,
     mul_add_base,
     mul_secret,
+    neg,
     point_to_bytes,
 )
-from tarot_p2p.crypto.multiexp import encode_points, linear_combination, negate
+from tarot_p2p.crypto.multiexp import encode_points, linear_combination
 from tarot_p2p.crypto.randomness import RandomSource
 from tarot_p2p.crypto.sigma import CompactProof
 
@@ -120,7 +121,7 @@ def share_weights(ctx: ProofContext, statement: Sequence[bytes], n: int) -> list
 def recover_card(ct: Ciphertext, shares: Sequence[Point]) -> int:
     """The card ``0..77`` under ``ct``, given every peer's share (own one included)."""
     try:
-        m = linear_combination([], [], [ct.b, *(negate(d) for d in shares)])
+        m = linear_combination([], [], [ct.b, *(neg(d) for d in shares)])
     except GroupError:
         raise CryptoError("the shares do not open this ciphertext to a card") from None
     card = _CARD_BY_POINT.get(point_to_bytes(m))

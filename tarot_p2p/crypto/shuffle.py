@@ -50,11 +50,12 @@ from tarot_p2p.crypto.group import (
     Point,
     Scalar,
     hash_to_point,
+    neg,
     point_from_bytes,
     scalar_from_bytes,
     scalar_to_bytes,
 )
-from tarot_p2p.crypto.multiexp import FixedBase, encode_points, linear_combination, negate
+from tarot_p2p.crypto.multiexp import FixedBase, encode_points, linear_combination
 from tarot_p2p.crypto.randomness import RandomSource
 
 MIN_CARDS: Final = 2
@@ -100,7 +101,7 @@ def _base_table() -> FixedBase:
 
 @functools.cache
 def _minus_generator_sum(n: int) -> Point:
-    return negate(linear_combination([], [], [_generator_table(j).point for j in range(n)]))
+    return neg(linear_combination([], [], [_generator_table(j).point for j in range(n)]))
 
 
 def proof_size(n: int) -> int:

@@ -32,11 +32,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.net.joincode import fingerprint
-from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, decode, encode
-from tarot_p2p.protocol.envelope import open_envelope
 from tarot_p2p.protocol.errors import ProtocolError
-from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.peer import Peer, read_setup
 from tarot_p2p.rules.config import TableConfig
 
 JOIN_REQUEST_DOMAIN = b"tarot-p2p/join-request/v1\x00"
@@ -173,30 +171,25 @@ def read_table_offer(
     ``hub_fingerprint``: when given (the hub runs in the host), roster key 0 must match it.
     """
     try:
-        env = open_envelope(wire, table_id=table_id, roster=None)
-        if (env.kind, env.hand, env.seq, env.seat) != ("table", 0, 0, 0):
-            raise LobbyError("not a set-up message")
-        setup = m.load_body("table", env.body)
-        assert isinstance(setup, m.Setup)
-        config = TableConfig.from_canonical_bytes(setup.config)
-        roster = tuple(Ed25519PublicKey.from_public_bytes(k) for k in setup.roster)
+        config, keys, names = read_setup(wire, table_id)
         # The joiner builds its seat from this set-up and must then accept the very same
         # bytes, so run them through an observer now: signature under roster key 0, the
         # transcript's first slot and genesis digest, and a playable table (three to five
         # seats, one key and one usable name per seat). A signed but unusable set-up is
         # then refused here instead of failing later inside join_table.
-        Peer(config, table_id, roster, setup.names).receive(wire)
+        Peer(config, table_id, keys, names).receive(wire)
     except (ProtocolError, ValueError, IndexError) as exc:
         raise LobbyError(f"set-up: {exc}") from None
+    roster = tuple(keys)
     if hub_fingerprint is not None and fingerprint(roster[0]) != hub_fingerprint:
         raise LobbyError("set-up not signed by the host named in the join code")
     mine = me.public_bytes_raw()
-    index = next((i for i, k in enumerate(setup.roster) if k == mine), None)
+    index = next((i for i, k in enumerate(roster) if k.public_bytes_raw() == mine), None)
     if index is not None:
-        given = setup.names[index]
+        given = names[index]
         wanted = clean_name(name)
         if given != wanted and not re.fullmatch(
             re.escape(wanted[: MAX_NAME - 6]) + r" \(\d+\)", given
         ):
             raise LobbyError(f"the set-up seats our key under another name ({given!r})")
-    return TableOffer(wire, config, roster, tuple(setup.names), index)
+    return TableOffer(wire, config, roster, names, index)

@@ -654,23 +654,38 @@ def _read_file(data: bytes) -> FileFrames:
     return frames
 
 
+def read_setup(
+    wire: bytes, table_id: bytes
+) -> tuple[TableConfig, list[Ed25519PublicKey], tuple[str, ...]]:
+    """The rules, roster and names a set-up message states, before anything is verified.
+
+    Why unverified: the roster the signature must be checked against is inside the
+    message. Whoever reads one (a joiner offered a table, a transcript file's replay) builds
+    a :class:`Peer` from what this returns and has it :meth:`~Peer.receive` the same bytes,
+    which checks them as any first message. Raises ``ValueError`` (including
+    :class:`~.codec.SchemaError`) or a :class:`ProtocolError` for anything else.
+    """
+    first = open_envelope(wire, table_id=table_id, roster=None)
+    if first.kind != "table":
+        raise ValueError("not the table set-up")
+    setup = m.load_body("table", first.body)
+    assert isinstance(setup, m.Setup)
+    config = TableConfig.from_canonical_bytes(setup.config)
+    roster = [Ed25519PublicKey.from_public_bytes(k) for k in setup.roster]
+    return config, roster, setup.names
+
+
 def _setup_of(
     frames: FileFrames,
 ) -> tuple[TableConfig, list[Ed25519PublicKey], tuple[str, ...]]:
     """The configuration, roster and names of the set-up record, checked against the
     file header's binding."""
-    table_id = frames.table_id
     try:
-        first = open_envelope(frames.records[0], table_id=table_id, roster=None)
-        if first.kind != "table":
-            raise ValueError("the first record is not the table set-up")
-        setup = m.load_body("table", first.body)
-        assert isinstance(setup, m.Setup)
-        config = TableConfig.from_canonical_bytes(setup.config)
-        roster = [Ed25519PublicKey.from_public_bytes(k) for k in setup.roster]
-        machine = TableMachine(config, table_id, setup.roster, setup.names)
+        config, roster, names = read_setup(frames.records[0], frames.table_id)
+        raw = [k.public_bytes_raw() for k in roster]
+        machine = TableMachine(config, frames.table_id, raw, names)
     except (IndexError, ValueError, ProtocolError) as exc:
         raise TranscriptFileError(f"unusable table set-up: {exc}") from None
     if machine.binding != frames.binding:
         raise TranscriptFileError("the set-up does not match the file's binding")
-    return config, roster, setup.names
+    return config, roster, names

@@ -316,10 +316,16 @@ class TableRunner:
         raise self._timeout(self.timeouts.decision)
 
     async def _send(self, wire: bytes) -> None:
-        try:
-            await self.link.send(wire)
-        except (LinkError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-            raise self._stop("disconnected", None, f"cannot send: {exc}") from None
+        """Hand ``wire`` to the link within the message timeout: a hub (or a network) that
+        takes no bytes at all is a lost link, not a reason to wait forever."""
+        limit = self.timeouts.message
+        with trio.move_on_after(limit) as sending:
+            try:
+                await self.link.send(wire)
+            except (LinkError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                raise self._stop("disconnected", None, f"cannot send: {exc}") from None
+        if sending.cancelled_caught:
+            raise self._stop("disconnected", None, f"cannot send: no progress in {limit:g} s")
         self.stats.sent_messages += 1
         self.stats.sent_bytes += len(wire)
 

@@ -134,6 +134,50 @@ async def test_a_seat_that_never_speaks_is_timed_out_and_named(
     assert len(transcripts) == 1
 
 
+class StuckAfter:
+    """A link whose sending blocks forever after its first ``n`` messages (a hub that no
+    longer reads them)."""
+
+    def __init__(self, inner: MessageLink, n: int) -> None:
+        self.inner = inner
+        self.left = n
+
+    async def send(self, message: bytes) -> None:
+        if not self.left:
+            await trio.sleep_forever()
+        self.left -= 1
+        await self.inner.send(message)
+
+    async def receive(self) -> bytes:
+        return await self.inner.receive()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_send_that_never_completes_ends_as_a_lost_link(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    keys = [identity("stuck", i) for i in range(3)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
+    with trio.fail_after(10 * SHORT.decision):  # fail, not hang, if the stuck seat waits on
+        async with trio.open_nursery() as nursery:
+            for i in range(3):
+                link: MessageLink = hub.local_link()
+                if i == 2:
+                    link = StuckAfter(link, 1)  # the join request goes, nothing after it
+                nursery.start_soon(sit, game, i, link, one_deal(3), tmp_path, SHORT)
+                await joined(hub, i)
+    stuck = game.seats[2]
+    assert stuck.outcome is not None and stuck.outcome.abort is not None
+    assert (stuck.outcome.abort.kind, stuck.outcome.abort.seat) == ("disconnected", None)
+    member = game.peers[0].table.setup.roster.index(keys[2].public_key().public_bytes_raw())
+    for seat in game.seats[:2]:
+        assert seat.outcome is not None and seat.outcome.abort is not None
+        assert (seat.outcome.abort.kind, seat.outcome.abort.seat) == ("timeout", member)
+
+
 async def test_a_player_who_never_decides_is_named_by_seat(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
 ) -> None:

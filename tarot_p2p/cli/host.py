@@ -30,6 +30,7 @@ from tarot_p2p.cli.join import (
     seat_timeouts,
     warm_up_crypto,
 )
+from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
 from tarot_p2p.cli.terminal import TerminalPolicy
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
@@ -38,13 +39,7 @@ from tarot_p2p.net.lobby import JoinRequest, LobbyError, clean_name
 from tarot_p2p.net.runner import Policy, Timeouts
 from tarot_p2p.net.session import HostedHub, host_table, play_seat
 from tarot_p2p.rules.config import (
-    AllPass,
-    ExcuseLastTrick,
-    FivePlayerMode,
     GameEnd,
-    Penalty,
-    PetitAuBout,
-    PoigneeBeneficiary,
     TableConfig,
 )
 
@@ -59,25 +54,7 @@ def register(subparsers: Any) -> None:
     length.add_argument("--deals", type=int, help="play this many deals")
     length.add_argument("--rounds", type=int, help="play this many rounds (default 1)")
     length.add_argument("--points", type=int, help="stop once a total exceeds this")
-    rules = p.add_argument_group("rule variants (default: FFT)")
-    rules.add_argument("--dead-hand", action="store_true", help="five players: the dealer sits out")
-    rules.add_argument("--misere", action="store_true", help="allow misère announcements")
-    rules.add_argument(
-        "--misere-deal", action="store_true", help="all pass: play out, fewest points wins"
-    )
-    rules.add_argument("--petit-chelem", action="store_true", help="score the petit chelem")
-    rules.add_argument(
-        "--excuse-to-winner", action="store_true", help="Excuse in the last trick: to its winner"
-    )
-    rules.add_argument(
-        "--poignee-to-announcer", action="store_true", help="poignée bonus to who showed it"
-    )
-    rules.add_argument(
-        "--fixed-petit-au-bout", action="store_true", help="petit au bout: 10, not multiplied"
-    )
-    rules.add_argument(
-        "--report-only", action="store_true", help="offences found by the audit do not score"
-    )
+    add_rule_options(p.add_argument_group("rule variants (default: FFT)"))
     p.add_argument("--bot", action="store_true", help="a bot plays the host's seat")
     p.add_argument("--seed", default="0", help="with --bot: seed of the bot's choices")
     p.add_argument("--listen", default="0.0.0.0", help="address the hub listens on")
@@ -90,8 +67,6 @@ def register(subparsers: Any) -> None:
 
 def table_config(args: argparse.Namespace) -> TableConfig:
     """The rules chosen on the command line (raises ``ValueError`` on a bad combination)."""
-    if args.dead_hand and args.players != 5:
-        raise ValueError("--dead-hand needs --players 5")
     if args.deals is not None:
         end = (GameEnd.DEALS, args.deals)
     elif args.points is not None:
@@ -100,20 +75,9 @@ def table_config(args: argparse.Namespace) -> TableConfig:
         end = (GameEnd.ROUNDS, args.rounds if args.rounds is not None else 1)
     return TableConfig(
         players=args.players,
-        five_player_mode=FivePlayerMode.DEAD_HAND if args.dead_hand else FivePlayerMode.CALLED_KING,
-        poignee_beneficiary=PoigneeBeneficiary.ANNOUNCER
-        if args.poignee_to_announcer
-        else PoigneeBeneficiary.WINNER,
-        petit_au_bout=PetitAuBout.FIXED if args.fixed_petit_au_bout else PetitAuBout.MULTIPLIED,
-        excuse_last_trick=ExcuseLastTrick.TO_TRICK_WINNER
-        if args.excuse_to_winner
-        else ExcuseLastTrick.CHANGES_SIDES,
-        misere=args.misere,
-        all_pass=AllPass.MISERE_DEAL if args.misere_deal else AllPass.REDEAL,
-        petit_chelem=args.petit_chelem,
-        penalty=Penalty.REPORT_ONLY if args.report_only else Penalty.LOSE_HAND,
         game_end=end[0],
         game_length=end[1],
+        **rule_fields(args, args.players),
     )
 
 

@@ -12,10 +12,11 @@ import random
 from typing import Any
 
 from tarot_p2p.bots import choose_action
+from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
 from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.audit import audit_hand, record_of
 from tarot_p2p.rules.cards import card_name
-from tarot_p2p.rules.config import FivePlayerMode, GameEnd, TableConfig
+from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.deal import deal_cards
 from tarot_p2p.rules.scoring import explain_hand
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet, hand_note
@@ -29,8 +30,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--players", type=int, choices=(2, 3, 4, 5), default=4)
     p.add_argument("--deals", type=int, default=None, help="number of deals (default: a round)")
     p.add_argument("--seed", type=int, default=0, help="seed of the shuffles and the bots")
-    p.add_argument("--dead-hand", action="store_true", help="five players: the dealer sits out")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_rule_options(p.add_argument_group("rule variants (default: FFT)"))
     p.set_defaults(func=run)
 
 
@@ -103,17 +104,20 @@ def _describe(summary: dict[str, Any], names: tuple[str, ...]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    mode = FivePlayerMode.DEAD_HAND if args.dead_hand else FivePlayerMode.CALLED_KING
-    if args.dead_hand and args.players != 5:
-        print("--dead-hand needs --players 5")
-        return 2
     if args.deals is not None and args.deals < 1:
         print("--deals must be at least 1")
         return 2
     end = (GameEnd.DEALS, args.deals) if args.deals is not None else (GameEnd.ROUNDS, 1)
-    config = TableConfig(
-        players=args.players, five_player_mode=mode, game_end=end[0], game_length=end[1]
-    )
+    try:
+        config = TableConfig(
+            players=args.players,
+            game_end=end[0],
+            game_length=end[1],
+            **rule_fields(args, args.players),
+        )
+    except ValueError as e:
+        print(f"error: {e}")
+        return 2
     names = _NAMES[: args.players]
     sheet = ScoreSheet(config, names)
     rng = random.Random(args.seed)

@@ -22,14 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
 from tarot_p2p.rules.cards import TOTAL_HALF_POINTS
 from tarot_p2p.rules.config import (
-    AllPass,
-    FivePlayerMode,
     GameEnd,
-    Penalty,
-    PetitAuBout,
-    PoigneeBeneficiary,
     TableConfig,
 )
 from tarot_p2p.rules.scoring import (
@@ -54,7 +50,6 @@ CONTRACTS = {
 CONTRACT_NAMES = {contract: name for name, contract in CONTRACTS.items() if name != "petite"}
 SIDES = {"attack": Side.ATTACK, "defence": Side.DEFENCE, "defense": Side.DEFENCE}
 LEVELS = {"1": 1, "2": 2, "3": 3, "simple": 1, "double": 2, "triple": 3}
-VARIANTS = ("misere", "petit-chelem", "misere-deal")
 VOIDS = {"all-pass": LineKind.ALL_PASS, "petit-sec": LineKind.PETIT_SEC}
 APPEND_OPTIONS = frozenset({"poignee", "misere", "variant"})
 """Options that may be given several times (a JSON list repeats them)."""
@@ -80,13 +75,7 @@ def _add_table_options(p: argparse.ArgumentParser) -> None:
         metavar="NAMES|N",
         help="comma-separated names in seat order, or a count 2..5 (names P1..PN); default 4",
     )
-    g.add_argument("--five", choices=("called-king", "dead-hand"), help="five-player mode")
-    g.add_argument("--poignee-values", metavar="S,D,T", help="default 20,30,40 (old: 20,40,60)")
-    g.add_argument("--poignee-to", choices=("winner", "announcer"), help="default winner")
-    g.add_argument("--petit-au-bout-value", choices=("multiplied", "fixed"))
-    g.add_argument("--chelem-values", metavar="A,U,F", help="default 400,200,-200")
-    g.add_argument("--variant", action="append", choices=VARIANTS, help="enable a variant")
-    g.add_argument("--penalty", choices=("lose-hand", "report-only"))
+    add_rule_options(g)
     g.add_argument("--game-end", choices=("deals", "rounds", "points"))
     g.add_argument("--game-length", type=int, metavar="N")
     g.add_argument("--first-dealer", metavar="PLAYER", help="name or 1-based seat")
@@ -171,27 +160,10 @@ def _table(args: argparse.Namespace) -> ScoreSheet:
     else:
         names = tuple(players.split(","))
         count = len(names)
-    variants = set(args.variant or ())
-    kwargs: dict[str, Any] = {
-        "players": count,
-        "misere": "misere" in variants,
-        "petit_chelem": "petit-chelem" in variants,
-        "all_pass": AllPass.MISERE_DEAL if "misere-deal" in variants else AllPass.REDEAL,
-    }
-    if args.five is not None:
-        if count != 5:
-            raise InputError("--five is for five players")
-        kwargs["five_player_mode"] = FivePlayerMode(args.five.replace("-", "_"))
-    if args.poignee_values is not None:
-        kwargs["poignee_values"] = _int_triple(args.poignee_values, "--poignee-values")
-    if args.poignee_to is not None:
-        kwargs["poignee_beneficiary"] = PoigneeBeneficiary(args.poignee_to)
-    if args.petit_au_bout_value is not None:
-        kwargs["petit_au_bout"] = PetitAuBout(args.petit_au_bout_value)
-    if args.chelem_values is not None:
-        kwargs["chelem_values"] = _int_triple(args.chelem_values, "--chelem-values")
-    if args.penalty is not None:
-        kwargs["penalty"] = Penalty(args.penalty.replace("-", "_"))
+    try:
+        kwargs: dict[str, Any] = {"players": count, **rule_fields(args, count)}
+    except ValueError as e:
+        raise InputError(str(e)) from None
     if args.game_end is not None:
         kwargs["game_end"] = GameEnd(args.game_end)
     if args.game_length is not None:
@@ -203,14 +175,6 @@ def _table(args: argparse.Namespace) -> ScoreSheet:
     except ValueError as e:
         raise InputError(str(e)) from None
     return sheet
-
-
-def _int_triple(text: str, flag: str) -> tuple[int, int, int]:
-    parts = text.split(",")
-    if len(parts) != 3 or not all(re.fullmatch(r"-?\d{1,6}", x.strip()) for x in parts):
-        raise InputError(f"{flag} takes three integers separated by commas, not {text!r}")
-    a, b, c = (int(x) for x in parts)
-    return a, b, c
 
 
 def parse_half_points(text: str) -> int:

@@ -67,7 +67,7 @@ def test_play_command_prints_the_sheet(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_play_command_json(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["play", "--players", "5", "--dead-hand", "--deals", "3", "--json"]) == 0
+    assert main(["play", "--players", "5", "--five", "dead-hand", "--deals", "3", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["hands"]) == 3 and len(data["sheet"]["lines"]) == 3
     for hand, line in zip(data["hands"], data["sheet"]["lines"], strict=True):
@@ -76,5 +76,5 @@ def test_play_command_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_play_command_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["play", "--players", "4", "--dead-hand"]) == 2
+    assert main(["play", "--players", "4", "--five", "dead-hand"]) == 2
     assert main(["play", "--deals", "0"]) == 2

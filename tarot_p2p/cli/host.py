@@ -126,7 +126,9 @@ async def _host(
             link = await connect(relay, identity)
             print("connected to the relay; players join with its code and --relay", flush=True)
         print(f"waiting for {config.players - 1} players...", flush=True)
-        peer = await host_table(link, identity, name, config, table_id, on_join=joined)
+        peer = await host_table(
+            link, identity, name, config, table_id, on_join=joined, timeout=timeouts.lobby
+        )
         print(describe_table(peer), flush=True)
         try:
             outcome = await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)

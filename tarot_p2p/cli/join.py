@@ -29,7 +29,7 @@ from tarot_p2p.net.link import connect
 from tarot_p2p.net.lobby import LobbyError, clean_name
 from tarot_p2p.net.noise import NoiseError
 from tarot_p2p.net.runner import Outcome, Policy, Timeouts
-from tarot_p2p.net.session import TableFull, join_table, play_seat
+from tarot_p2p.net.session import LobbyTimeout, TableFull, join_table, play_seat
 from tarot_p2p.protocol.peer import Peer
 
 
@@ -60,6 +60,12 @@ def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> No
         default=600.0,
         help="seconds to wait for a player's decision (bid, card...) (default 600)",
     )
+    p.add_argument(
+        "--lobby-timeout",
+        type=float,
+        default=1800.0,
+        help="seconds to wait for the table to fill up before giving up (default 1800)",
+    )
     p.add_argument("--verbose", action="store_true", help="log what is ignored and why")
 
 
@@ -86,9 +92,9 @@ def add_join_options(p: argparse.ArgumentParser) -> None:
 
 
 def seat_timeouts(args: argparse.Namespace) -> Timeouts:
-    if args.timeout <= 0 or args.decision_timeout <= 0:
+    if args.timeout <= 0 or args.decision_timeout <= 0 or args.lobby_timeout <= 0:
         raise ValueError("timeouts must be positive")
-    return Timeouts(message=args.timeout, decision=args.decision_timeout)
+    return Timeouts(message=args.timeout, decision=args.decision_timeout, lobby=args.lobby_timeout)
 
 
 def describe_table(peer: Peer) -> str:
@@ -136,7 +142,12 @@ async def _join(
         if show:
             print(f"connected to {code.host}:{code.port}; waiting for the host to seat everyone")
         peer, _ = await join_table(
-            link, identity, name, code.table_id, hub_fingerprint=hub_fingerprint
+            link,
+            identity,
+            name,
+            code.table_id,
+            hub_fingerprint=hub_fingerprint,
+            timeout=timeouts.lobby,
         )
     if show:
         print(describe_table(peer))
@@ -193,10 +204,13 @@ def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
     try:
         return trio.run(main, *args)
     except BaseException as exc:
-        leaf = _leaf(exc, (KeyboardInterrupt, TableFull, *NETWORK_ERRORS))
+        leaf = _leaf(exc, (KeyboardInterrupt, TableFull, LobbyTimeout, *NETWORK_ERRORS))
         if isinstance(leaf, KeyboardInterrupt):
             print("\nleft the table", file=sys.stderr)
             return 130
+        if isinstance(leaf, LobbyTimeout):
+            print(f"error: {leaf}", file=sys.stderr)
+            return 1
         if isinstance(leaf, TableFull):
             print(f"error: {leaf}", file=sys.stderr)
             return 3

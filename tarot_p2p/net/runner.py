@@ -91,6 +91,8 @@ class Timeouts:
     """A message a program computes (key share, shuffle, decryption shares, score)."""
     decision: float = 600.0
     """A player's decision (bid, call, écart, announcement, card)."""
+    lobby: float = 1800.0
+    """The table filling up: the host waiting for every seat, a joiner for the set-up."""
 
     def for_types(self, kinds: Sequence[str]) -> float:
         return self.decision if DECISION_TYPES.intersection(kinds) else self.message

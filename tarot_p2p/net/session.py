@@ -37,6 +37,10 @@ class TableFull(Exception):
     """The host seated other players: this identity is not in the set-up."""
 
 
+class LobbyTimeout(Exception):
+    """The table did not fill up (host) or no set-up came (joiner) in time."""
+
+
 async def host_table(
     link: MessageLink,
     identity: Ed25519PrivateKey,
@@ -46,13 +50,18 @@ async def host_table(
     *,
     rng: RandomSource | None = None,
     on_join: Callable[[JoinRequest], None] | None = None,
+    timeout: float = Timeouts().lobby,
 ) -> Peer:
-    """Collect join requests until every seat is taken; return the host's peer (seat 0)."""
+    """Collect join requests until every seat is taken; return the host's peer (seat 0).
+    Raises :class:`LobbyTimeout` when the seats are not all taken within ``timeout``."""
     seating = Seating(config.seats, identity.public_key(), name)
-    while not seating.full:
-        request = seating.offer(await link.receive(), table_id)
-        if request is not None and on_join is not None:
-            on_join(request)
+    with trio.move_on_after(timeout):
+        while not seating.full:
+            request = seating.offer(await link.receive(), table_id)
+            if request is not None and on_join is not None:
+                on_join(request)
+    if not seating.full:
+        raise LobbyTimeout(f"the table did not fill up within {timeout:g} s")
     return Peer(
         config,
         table_id,
@@ -72,16 +81,22 @@ async def join_table(
     *,
     hub_fingerprint: bytes | None = None,
     rng: RandomSource | None = None,
+    timeout: float = Timeouts().lobby,
 ) -> tuple[Peer, TableOffer]:
     """Ask for a seat and wait for the host's set-up; return our peer, set-up accepted.
 
     ``hub_fingerprint``: the join code's, when the hub runs inside the host (its key then
-    signs the set-up). Raises :class:`TableFull` when the set-up leaves us out.
+    signs the set-up). Raises :class:`TableFull` when the set-up leaves us out, and
+    :class:`LobbyTimeout` when no set-up comes within ``timeout``.
     """
     await link.send(join_request(identity, name, table_id))
     me = identity.public_key()
+    deadline = trio.current_time() + timeout
     while True:
-        wire = await link.receive()
+        with trio.move_on_at(deadline) as waiting:
+            wire = await link.receive()
+        if waiting.cancelled_caught:
+            raise LobbyTimeout(f"no set-up from the host within {timeout:g} s")
         try:
             offer = read_table_offer(wire, table_id, me, name, hub_fingerprint)
         except LobbyError as exc:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import fingerprint
 from tarot_p2p.net.lobby import (
     JOIN_REQUEST_DOMAIN,
@@ -18,6 +20,7 @@ from tarot_p2p.net.lobby import (
     read_join_request,
     read_table_offer,
 )
+from tarot_p2p.net.session import LobbyTimeout, host_table, join_table
 from tarot_p2p.protocol.codec import decode, encode
 from tarot_p2p.protocol.envelope import seal
 from tarot_p2p.protocol.peer import Peer
@@ -123,3 +126,14 @@ def test_a_signed_set_up_the_joiner_cannot_play_is_refused() -> None:
     for config, roster, names, prev in unusable:
         with pytest.raises(LobbyError):
             read_table_offer(signed_setup(config, roster, names, prev), TABLE, me, "b")
+
+
+async def test_lobby_waits_end_with_a_clear_timeout(autojump_clock: object) -> None:
+    """Nobody joins the host; no set-up reaches the joiner: both give up, saying why."""
+    hub = Hub(KEYS[0], TABLE, b"\x07" * 16)
+    with pytest.raises(LobbyTimeout, match="did not fill up"):
+        await host_table(hub.local_link(), KEYS[0], "Host", CONFIG, TABLE, timeout=60)
+    start = trio.current_time()
+    with pytest.raises(LobbyTimeout, match="no set-up"):
+        await join_table(hub.local_link(), KEYS[1], "Ann", TABLE, timeout=60)
+    assert trio.current_time() - start == pytest.approx(60)

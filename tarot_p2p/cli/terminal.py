@@ -44,6 +44,8 @@ class TerminalPolicy:
     ) -> None:
         self._ask = ask
         self._say = say
+        self._tricks_told = (0, 0)
+        """(hand, number of its tricks already announced)."""
 
     async def _choose(self, title: str, options: Sequence[str]) -> int:
         self._say(title)
@@ -107,3 +109,17 @@ class TerminalPolicy:
                 self._say(f"{names[event.seat]}: {event.action}")
             elif isinstance(event, HandEnded) and peer.sheet and not peer.sheet.is_over:
                 self._say(f"\nHand {event.hand} agreed.\n{peer.sheet.render()}\n")
+        self._tell_tricks(peer)
+
+    def _tell_tricks(self, peer: Peer) -> None:
+        """One line per finished trick: its cards and who takes it."""
+        engine = peer.hand.engine
+        if engine is None:
+            return
+        hand, told = self._tricks_told
+        if hand != peer.hand.hand:
+            told = 0
+        for number, trick in enumerate(engine.tricks[told:], told + 1):
+            cards = " ".join(card_name(c) for c in trick.cards)
+            self._say(f"Trick {number} ({cards}) to {peer.names[trick.winner]}")
+        self._tricks_told = (peer.hand.hand, len(engine.tricks))

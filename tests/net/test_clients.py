@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.cli.terminal import TerminalPolicy
 from tarot_p2p.net.runner import Policy
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import GameEnd, TableConfig
@@ -43,3 +45,25 @@ async def test_first_legal_bot_plays_a_whole_game(
 def test_first_legal_bot_refuses_a_bad_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert load("first_legal_bot").main(["not-a-code"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+async def test_terminal_player_is_shown_the_hand_the_choices_and_every_trick(
+    tmp_path: Path,
+) -> None:
+    """The human seat's prompts, answered "1" each time: the game goes through, and the
+    player saw the hand, the numbered legal choices and who took each trick."""
+    lines: list[str] = []
+    human = TerminalPolicy(ask=lambda prompt: "1", say=lines.append)
+
+    def policy(i: int, peers: list[Peer]) -> Policy:
+        return human if i == 2 else BotPolicy(i)
+
+    game = await play_over_tcp(
+        TableConfig(players=3, game_end=GameEnd.DEALS, game_length=1), policy, tmp_path
+    )
+    assert_agreement(game)
+    text = "\n".join(lines)
+    assert "Your cards:" in text and "   1. " in text
+    # The seeded game is played out (not an all-pass deal): 24 tricks at three players.
+    told = [line for line in lines if re.match(r"Trick \d+ \(.*\) to P\d$", line)]
+    assert len(told) == 24 and told[-1].startswith("Trick 24 (")

@@ -2,7 +2,7 @@
 
 Why in the library: ``protocol/vectors/shuffle_*.json`` must be exactly what this code
 computes; the tests recompute them and compare byte for byte, and
-``protocol/vectors/generate_shuffle.py`` rewrites them. Every random value comes from
+``protocol/vectors/generate_crypto.py`` rewrites them. Every random value comes from
 :class:`DeterministicRandom` with the seed written in the file, drawn in the order
 protocol/shuffle.md gives, so another implementation can reproduce the proof exactly
 (and must, at the very least, accept it).

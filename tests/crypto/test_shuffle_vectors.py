@@ -17,14 +17,11 @@ from tarot_p2p.crypto.shuffle import ShuffleProof, verify_shuffle
 from tarot_p2p.crypto.shuffle_vectors import shuffle_vectors
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
-GENERATOR = VECTORS / "generate_shuffle.py"
 COMPUTED = shuffle_vectors()
 
 
 def _render(content: object) -> bytes:
-    spec = importlib.util.spec_from_file_location(
-        "generate_shuffle", VECTORS / "generate_shuffle.py"
-    )
+    spec = importlib.util.spec_from_file_location("generate_crypto", VECTORS / "generate_crypto.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

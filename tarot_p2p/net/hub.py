@@ -60,6 +60,10 @@ class _Member:
     """Stops the member's connection at once (a TCP member blocked on a slow socket)."""
 
 
+class HandshakesFull(Exception):
+    """A connection refused because too many others are still in their handshake."""
+
+
 @dataclass(slots=True)
 class HubStats:
     accepted: int = 0
@@ -77,6 +81,7 @@ class Hub:
         config: LinkConfig = DEFAULT_CONFIG,
         admit: Callable[[Ed25519PublicKey], bool] | None = None,
         max_backlog: int = 64 << 20,
+        max_handshakes: int = 32,
     ) -> None:
         self.identity = identity
         self.table_id = table_id
@@ -91,6 +96,9 @@ class Hub:
         self._next_ident = 0
         self._members: dict[int, _Member] = {}
         self._changed = trio.Event()
+        self._handshakes = trio.Semaphore(max_handshakes)
+        """Connections still in their handshake: bounded, so that strangers holding sockets
+        open until the handshake timeout cannot exhaust the hub (a full hub refuses more)."""
 
     def join_code(self, host: str, port: int) -> JoinCode:
         hub_key = fingerprint(self.identity.public_key())
@@ -165,6 +173,12 @@ class Hub:
     async def handle_stream(self, stream: trio.abc.Stream) -> None:
         """Serve one TCP peer until it leaves or breaks something; never raises for it."""
         try:
+            self._handshakes.acquire_nowait()
+        except trio.WouldBlock:
+            self._drop(HandshakesFull("too many connections in their handshake"))
+            await trio.aclose_forcefully(stream)
+            return
+        try:
             link = await accept_link(
                 stream, self.identity, self.table_id, self.secret, self.config, self.admit
             )
@@ -172,6 +186,8 @@ class Hub:
             self._drop(exc)
             await trio.aclose_forcefully(stream)
             return
+        finally:
+            self._handshakes.release()
         self.stats.accepted += 1
         member = self._new_member()
 

@@ -260,3 +260,27 @@ async def test_tcp_member_that_stops_reading_is_cut_off() -> None:
     # handle_stream returned: the hub closed the connection of the member that fell behind.
     assert any("fell behind" in reason for reason in hub.stats.drops)
     assert len(hub.stats.drops) == 1
+
+
+async def test_connections_in_their_handshake_are_bounded(autojump_clock: trio.abc.Clock) -> None:
+    """Strangers holding sockets open in the handshake cannot pile up: past the bound a new
+    connection is refused at once; once the silent ones time out, a real peer gets in."""
+    hub = Hub(HUB, TABLE, SECRET, config=LinkConfig(handshake_timeout=5), max_handshakes=2)
+    async with trio.open_nursery() as nursery:
+        silent = [trio.testing.memory_stream_pair() for _ in range(2)]
+        for _client, server in silent:
+            nursery.start_soon(hub.handle_stream, server)
+        await trio.testing.wait_all_tasks_blocked()
+        _refused_client, refused_server = trio.testing.memory_stream_pair()
+        start = trio.current_time()
+        await hub.handle_stream(refused_server)
+        assert trio.current_time() == start  # refused without waiting
+        assert "HandshakesFull" in hub.stats.drops[-1]
+    assert sum("TooSlowError" in d for d in hub.stats.drops) == 2
+    client, server = trio.testing.memory_stream_pair()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hub.handle_stream, server)
+        await open_link(client, PEERS[0], hub.join_code("127.0.0.1", 1))
+        await trio.testing.wait_all_tasks_blocked()
+        assert hub.stats.accepted == 1
+        nursery.cancel_scope.cancel()

@@ -1140,7 +1140,7 @@ def _is_petit_sec(hand: CardSet) -> bool:
 
 def _misere_holds(kind: MisereKind, hand: CardSet) -> bool:
     if kind is MisereKind.TRUMP:
-        return not hand & _TRUMPS_OR_EXCUSE
+        return not hand & TRUMP_MASK  # the Excuse is not a trump (seed 002)
     return not hand & (FACE_MASK | OUDLER_MASK)
 
 

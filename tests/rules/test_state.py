@@ -359,6 +359,23 @@ def test_misere_announcements() -> None:
         off.apply_action(Misere(MisereKind.TRUMP))
 
 
+def test_misere_d_atout_may_hold_the_excuse() -> None:
+    """The Excuse is not a trump (seed 002 counts 21 trumps and the Excuse): a hand with the
+    Excuse and no trump is a misère d'atout; with a trump it is not."""
+    config = TableConfig(misere=True)
+    state = start(config, {1: "EX 1S"}, avoid={1: TRUMPS})
+    to_play(state, taker=0)
+    state.apply_action(state.legal_actions()[-1])
+    assert state.current_player() == 1
+    assert Misere(MisereKind.TRUMP) in state.legal_actions()
+    state.apply_action(Misere(MisereKind.TRUMP))
+    holder = start(config, {1: "EX T2"})
+    to_play(holder, taker=0)
+    holder.apply_action(holder.legal_actions()[-1])
+    with pytest.raises(IllegalAction, match="misere-false"):
+        holder.apply_action(Misere(MisereKind.TRUMP))
+
+
 # ---------------------------------------------------------------- chelem, Excuse, petit au bout
 
 

@@ -20,7 +20,6 @@ from typing import BinaryIO
 from tarot_p2p.protocol.envelope import Roster, SignedEnvelope
 from tarot_p2p.protocol.transcript import (
     Transcript,
-    TranscriptFileError,
     file_header,
     file_record,
     parse_file,
@@ -94,11 +93,3 @@ class TranscriptStore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def load_transcript(path: Path, roster: Roster | None = None) -> Transcript:
-    """Read a transcript for auditing: strict, a torn tail is an error here."""
-    parsed = parse_file(path.read_bytes(), roster)
-    if parsed.torn_tail:
-        raise TranscriptFileError(f"{parsed.torn_tail} trailing bytes after the last record")
-    return parsed.transcript

@@ -185,14 +185,6 @@ class UInt(Kind):
 
 
 @dataclass(frozen=True, slots=True)
-class Bool(Kind):
-    def check(self, value: object, where: str) -> bool:
-        if not isinstance(value, bool):
-            raise SchemaError(f"{where}: expected a boolean")
-        return value
-
-
-@dataclass(frozen=True, slots=True)
 class Bytes(Kind):
     """A byte string of length in ``[min_len, max_len]`` (``Bytes(32)`` is exactly 32)."""
 
@@ -246,19 +238,6 @@ class ListOf(Kind):
 
 
 @dataclass(frozen=True, slots=True)
-class Optional(Kind):
-    """``nil`` or a value of ``inner`` (the key itself is always present)."""
-
-    inner: Kind
-
-    def check(self, value: object, where: str) -> Any:
-        return None if value is None else self.inner.check(value, where)
-
-    def dump(self, value: Any) -> object:
-        return None if value is None else self.inner.dump(value)
-
-
-@dataclass(frozen=True, slots=True)
 class AnyMap(Kind):
     """A nested map left undecoded (e.g. an envelope body, checked later by its own schema)."""
 
@@ -269,19 +248,6 @@ class AnyMap(Kind):
 
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Nested(Kind, Generic[T]):
-    """A map declared by another :class:`Schema`."""
-
-    schema: Schema[T]
-
-    def check(self, value: object, where: str) -> T:
-        return self.schema.load(value, where)
-
-    def dump(self, value: Any) -> object:
-        return self.schema.dump(value)
 
 
 class Schema(Generic[T]):

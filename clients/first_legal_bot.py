@@ -17,11 +17,11 @@ import sys
 from collections.abc import Sequence
 
 from tarot_p2p.cli.join import add_join_options, add_seat_options, run_joiner
-from tarot_p2p.net.runner import Decision, Ecart
+from tarot_p2p.net.runner import Decision, ecart_by_steps
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import HandEnded, Phase
-from tarot_p2p.rules.actions import Discard
-from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.actions import Action
+from tarot_p2p.rules.state import State
 
 
 class FirstLegal:
@@ -31,11 +31,12 @@ class FirstLegal:
         if refused is not None:  # cannot happen with legal moves; a real client would retry
             raise RuntimeError(f"move refused: {refused}")
         if peer.hand.phase is Phase.ECART:
-            # The engine lists legal discards lowest first, plain cards before trumps, so
-            # the first ones always make a legal écart.
-            discards = [x.card for x in peer.legal_actions() if isinstance(x, Discard)]
-            return Ecart(sum(1 << c for c in discards[: chien_size(peer.config)]))
+            # The écart is one decision on the wire, but chosen card by card like any move.
+            return await ecart_by_steps(peer, self._first_discard)
         return peer.legal_actions()[0]
+
+    async def _first_discard(self, trial: State, k: int) -> Action:
+        return trial.legal_actions()[0]
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         for event in events:

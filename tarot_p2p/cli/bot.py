@@ -16,11 +16,11 @@ from typing import Any
 
 from tarot_p2p.bots import choose_action
 from tarot_p2p.cli.join import add_join_options, add_seat_options, run_joiner
-from tarot_p2p.net.runner import Decision, Ecart
+from tarot_p2p.net.runner import Decision, ecart_by_steps
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
-from tarot_p2p.rules.actions import Discard
-from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.actions import Action
+from tarot_p2p.rules.state import State
 
 
 class BotPolicy:
@@ -36,15 +36,11 @@ class BotPolicy:
         seat = peer.seat
         assert state is not None and seat is not None
         if peer.hand.phase is Phase.ECART:
-            # The engine takes the écart one card at a time; the protocol all at once.
-            trial = state.clone()
-            cards = 0
-            for _ in range(chien_size(peer.config)):
-                choice = choose_action(trial.observation(seat), trial.legal_actions(), self.rng)
-                assert isinstance(choice, Discard)
-                trial.apply_action(choice)
-                cards |= 1 << choice.card
-            return Ecart(cards)
+
+            async def pick(trial: State, k: int) -> Action:
+                return choose_action(trial.observation(seat), trial.legal_actions(), self.rng)
+
+            return await ecart_by_steps(peer, pick)
         return choose_action(state.observation(seat), peer.legal_actions(), self.rng)
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:

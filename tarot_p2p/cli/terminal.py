@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 
 import trio
 
-from tarot_p2p.net.runner import Decision, Ecart
+from tarot_p2p.net.runner import Decision, ecart_by_steps
 from tarot_p2p.protocol.peer import Dealt, Peer, PeerEvent
 from tarot_p2p.protocol.table import ChienShown, EngineAction, HandEnded, Phase, SeatsDrawn
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import SUIT_OF, CardSet, card_name, cards_of
 from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.state import State
 
 _GROUPS = (("spades", 0), ("hearts", 1), ("diamonds", 2), ("clubs", 3), ("trumps", 4))
 
@@ -73,17 +74,14 @@ class TerminalPolicy:
         obs = state.observation(seat)
         self._say(f"\nYour hand: {describe_hand(obs.hand)}")
         if peer.hand.phase is Phase.ECART:
-            trial = state.clone()
-            cards = 0
             size = chien_size(peer.config)
-            for k in range(size):
+
+            async def discard(trial: State, k: int) -> a.Action:
                 legal = trial.legal_actions()
-                pick = await self._choose(f"Écart: card {k + 1} of {size}", [str(d) for d in legal])
-                choice = legal[pick]
-                assert isinstance(choice, a.Discard)
-                trial.apply_action(choice)
-                cards |= 1 << choice.card
-            return Ecart(cards)
+                title = f"Écart: card {k + 1} of {size}"
+                return legal[await self._choose(title, [str(d) for d in legal])]
+
+            return await ecart_by_steps(peer, discard)
         if obs.trick:
             names = peer.names
             played = ", ".join(

@@ -37,7 +37,7 @@ import functools
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -51,8 +51,10 @@ from tarot_p2p.net.store import TranscriptStore
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
 from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent
 from tarot_p2p.protocol.table import ENGINE_TYPES
-from tarot_p2p.rules.actions import Action
+from tarot_p2p.rules.actions import Action, Discard
 from tarot_p2p.rules.cards import CardSet
+from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.state import State
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -69,6 +71,23 @@ class Ecart:
 
 
 Decision = Action | Ecart
+
+
+async def ecart_by_steps(peer: Peer, pick: Callable[[State, int], Awaitable[Action]]) -> Ecart:
+    """The écart chosen one card at a time, as the engine takes it; the protocol sends it
+    all at once. ``pick(trial, k)`` chooses the ``k``-th discard (from 0) on a copy of the
+    seat's engine holding the discards already chosen, so its legal actions are those left."""
+    state = peer.private_state()
+    assert state is not None
+    trial = state.clone()
+    cards = 0
+    for k in range(chien_size(peer.config)):
+        choice = await pick(trial, k)
+        if not isinstance(choice, Discard):
+            raise LocalProtocolError(f"{choice} is not a discard")
+        trial.apply_action(choice)
+        cards |= 1 << choice.card
+    return Ecart(cards)
 
 
 class Policy(Protocol):

@@ -15,10 +15,10 @@ and prints; ``docs/audit.md`` explains the report and the exit status:
 
 With several files the most serious verdict wins (1, then 3, 5, 4); 2 and 70 before all.
 
-``--stats`` instead computes fairness statistics over many games (files, or folders of
-``.tp2p`` files): where every card went, oudlers and trumps per hand, the seat draw, each
-against what fair shuffles give, with a heat map of card by place (``--svg``, default
-fairness.svg in the current folder). Its exit status: 0 no sign of bias; 6 a test finds
+--stats instead computes fairness statistics over many games (files, or folders of .tp2p
+files): where every card went, oudlers and trumps per hand, the seat draw, each against
+what fair shuffles give, with a heat map of card by place (--svg, default fairness.svg in
+the current folder). Its exit status: 0 no sign of bias; 6 a test finds
 the deals biased; 7 too few deals to test; 2 no file found, or the picture cannot be
 written; 70 as above.
 """

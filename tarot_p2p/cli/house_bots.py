@@ -65,17 +65,28 @@ def seat_house_bots(
     data_dir: Path,
     timeouts: Timeouts,
     outcomes: list[Outcome] | None = None,
-) -> None:
+) -> trio.Event:
     """Start one :func:`house_bot` per name in ``nursery`` (bot ``i`` decides with
-    ``make_policy(i)``); their outcomes are appended to ``outcomes`` as they finish."""
+    ``make_policy(i)``); their outcomes are appended to ``outcomes`` as they finish. The
+    event returned is set once they all have (so the host waits for them before leaving)."""
+    finished = trio.Event()
+    running = [len(names)]
 
     async def run(name: str, policy: Policy) -> None:
-        outcome = await house_bot(hub, name, policy, data_dir, timeouts)
-        if outcomes is not None:
-            outcomes.append(outcome)
+        try:
+            outcome = await house_bot(hub, name, policy, data_dir, timeouts)
+            if outcomes is not None:
+                outcomes.append(outcome)
+        finally:
+            running[0] -= 1
+            if not running[0]:
+                finished.set()
 
     for i, name in enumerate(names):
         nursery.start_soon(run, name, make_policy(i))
+    if not names:
+        finished.set()
+    return finished
 
 
 async def host_with_house_bots(

@@ -213,7 +213,7 @@ class Story:
         obs = state.observation(peer.seat)
         if obs.partner_known and obs.taker is not None and obs.called_card is not None:
             self._partner_told = peer.hand.hand
-            self.log.append(_partner_text(self.words, peer, obs))
+            self.log.append(partner_text(self.words, peer, obs))
 
     def _result(self, peer: Peer, ended: HandEnded) -> dict[str, Any]:
         """The score panel of the deal that just ended."""
@@ -279,7 +279,7 @@ def _signed(n: int) -> str:
     return f"+{n}" if n > 0 else str(n)
 
 
-def _partner_text(w: Words, peer: Peer, obs: Observation) -> str:
+def partner_text(w: Words, peer: Peer, obs: Observation) -> str:
     assert obs.taker is not None and obs.called_card is not None
     names = peer.names
     if obs.partner is None:
@@ -463,7 +463,7 @@ def _contract_view(w: Words, peer: Peer, obs: Observation) -> dict[str, Any] | N
     if obs.called_card is not None:
         out["called_text"] = w("called", card=w.card(obs.called_card))
         out["partner_text"] = (
-            _partner_text(w, peer, obs) if obs.partner_known else w("partner_unknown")
+            partner_text(w, peer, obs) if obs.partner_known else w("partner_unknown")
         )
     return out
 
@@ -500,14 +500,18 @@ def _decision_view(w: Words, peer: Peer, pending: Pending) -> dict[str, Any]:
     return out
 
 
-def _notice_view(w: Words, peer: Peer, notice: Notice | None) -> dict[str, Any] | None:
-    if notice is None:
-        return None
+def notice_text(w: Words, peer: Peer, notice: Notice) -> str | None:
+    """A status notice in plain words ("Waiting for West (reconnecting, 0:42)"), or
+    ``None`` for a kind this version does not know."""
     name = notice.name
     if name is None and notice.seat is not None and notice.seat < len(peer.names):
         name = peer.names[notice.seat]
     key = f"notice_{notice.kind}"
     if key not in w.table:
         return None
-    text = w(key, name=name or w("someone"), time=w.clock(notice.seconds))
-    return {"kind": notice.kind, "text": text}
+    return w(key, name=name or w("someone"), time=w.clock(notice.seconds))
+
+
+def _notice_view(w: Words, peer: Peer, notice: Notice | None) -> dict[str, Any] | None:
+    text = None if notice is None else notice_text(w, peer, notice)
+    return None if notice is None or text is None else {"kind": notice.kind, "text": text}

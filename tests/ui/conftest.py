@@ -88,6 +88,11 @@ class Game:
                 await self.policy.left.wait()
                 nursery.cancel_scope.cancel()
 
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``await fn(*args)`` in the game's trio thread."""
+        assert self._token is not None
+        return trio.from_thread.run(fn, *args, trio_token=self._token)
+
     def stop(self) -> None:
         if self._token is not None and self._scope is not None and self._thread.is_alive():
             with contextlib.suppress(trio.RunFinishedError):

@@ -4,6 +4,7 @@ included), the partner told at once at five players."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tarot_p2p.cli.bot import BotPolicy
@@ -110,6 +111,16 @@ def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
     page.click("#leave")
 
 
+@dataclass(frozen=True)
+class Status:
+    """A notice as the runner gives one (only its attributes matter)."""
+
+    kind: str
+    seat: int | None
+    name: str | None
+    seconds: float
+
+
 class PassingBot:
     """A bot that passes every bid (so the player's bid stands), otherwise a bot."""
 
@@ -164,6 +175,11 @@ def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
     peer = t.game.policy.peer
     assert peer is not None and peer.hand.phase is Phase.PLAY  # the table took it
     assert "Garde" in page.locator("#contract").inner_text()
+    # The runner's status notices reach the page in plain words.
+    west = peer.names[(peer.seat or 0) + 1 - len(peer.names)]
+    t.game.call(t.game.policy.notice, peer, Status("reconnecting", None, west, 42.5))
+    page.wait_for_selector("#notice:not([hidden])")
+    assert page.locator("#notice").inner_text() == f"En attente de {west} (reconnexion, 0:42)"
 
 
 class CallsThePlayer(PassingBot):

@@ -108,6 +108,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
 )
 TABLE_ID = hashlib.sha256(b"tarot-p2p vector table").digest()
+NAME = SCENARIOS[0].name
+"""The complete game (set-up, seat draw, one garde) that the audit tests read."""
 
 
 def identity_seed(member: int) -> bytes:

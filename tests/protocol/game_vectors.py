@@ -39,6 +39,7 @@ from tarot_p2p.rules.cards import (
     EXCUSE,
     HALF_POINTS,
     PETIT,
+    TRUMP_MASK,
     card_name,
     cards_of,
     mask_of,
@@ -56,7 +57,7 @@ from tarot_p2p.rules.config import (
 )
 from tarot_p2p.rules.deal import CHIEN, deal_cards, deal_pattern, pile_positions
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
-from tarot_p2p.rules.state import Phase, State, new_hand
+from tarot_p2p.rules.state import Phase, State, from_hands, new_hand
 
 VECTOR_DIR = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
 
@@ -190,6 +191,10 @@ class HandCase:
     """The taker announces a petit chelem (variant)."""
     false_misere: int | None = None
     """A seat that announces a misère d'atout it does not hold, before its first card."""
+    cheat_on_trump_lead: int | None = None
+    """A seat that, at the first trump lead where it holds a trump and a suit card, plays
+    its lowest suit card; from then on it follows the suit, else trumps (its highest),
+    else plays its lowest card, and no engine checks it (it goes in the record)."""
     play: Chooser | None = None
     seed: int = 0
 
@@ -252,10 +257,33 @@ def _rank(card: int) -> int:
     return card if card >= 56 else card % 14
 
 
+def _cheater_card(state: State, held: int) -> Play:
+    """What the cheater of ``cheat_on_trump_lead`` plays once it has cheated."""
+    trick = [c for c in state.observation(state.current_player()).trick if c != EXCUSE]
+    mine = sorted(cards_of(held))
+    suit = [c for c in mine if trick and c < 56 and c // 14 == trick[0] // 14 and trick[0] < 56]
+    trumps = [c for c in mine if 56 <= c < EXCUSE]
+    if suit:
+        return Play(suit[0])
+    if trick and trumps:
+        return Play(trumps[-1])
+    return Play(mine[0])
+
+
 def play_hand(case: HandCase) -> tuple[list[Action], State]:
     """The case's actions, applied to a fully known state (except a false misère, which an
-    honest engine refuses: it goes in the record only, for the audit to find)."""
+    honest engine refuses: it goes in the record only, for the audit to find). With a
+    cheater, the state does not see the cheater's hand (it accepts his illegal card, as a
+    peer does, for the audit to find); a fully known shadow chooses his honest moves."""
+    shadow: State | None = None
     state = new_hand(case.config, case.dealer, case.deck)
+    cheater = case.cheat_on_trump_lead
+    if cheater is not None:
+        shadow = state
+        deal = deal_cards(case.config, case.dealer, case.deck)
+        hands = [None if s == cheater else h for s, h in enumerate(deal.hands)]
+        state = from_hands(case.config, case.dealer, hands, deal.chien)
+        held = deal.hands[cheater]
     rng = random.Random(case.seed)
     bids = list(case.bids)
     actions: list[Action] = []
@@ -263,8 +291,24 @@ def play_hand(case: HandCase) -> tuple[list[Action], State]:
     misered = False
     while not state.is_terminal():
         seat = state.current_player()
-        legal = state.legal_actions()
         action: Action
+        if seat == cheater and state.phase is Phase.PLAY:
+            trick = [c for c in state.observation(seat).trick if c != EXCUSE]
+            suits = [c for c in cards_of(held) if c < 56]
+            if shadow is not None and trick and trick[0] >= 56 and suits and held & TRUMP_MASK:
+                shadow = None  # the cheat: a suit card on a trump lead, holding trumps
+                action = Play(suits[0])
+            elif shadow is None:
+                action = _cheater_card(state, held)
+            else:
+                action = (case.play or random_card)(shadow, shadow.legal_actions(), rng)
+            held &= ~(1 << action.card)
+            state.apply_action(action)
+            if shadow is not None:
+                shadow.apply_action(action)
+            actions.append(action)
+            continue
+        legal = (shadow if seat == cheater and shadow is not None else state).legal_actions()
         if state.phase is Phase.BIDDING:
             action = legal[0] if legal == [PetitSec()] else Bid(bids.pop(0))
         elif state.phase is Phase.GO:
@@ -292,6 +336,8 @@ def play_hand(case: HandCase) -> tuple[list[Action], State]:
                 action = (case.play or random_card)(state, legal, rng)
                 first_card_done.add(seat)
         state.apply_action(action)
+        if shadow is not None and shadow is not state:
+            shadow.apply_action(action)
         actions.append(action)
     return actions, state
 
@@ -554,6 +600,17 @@ def hand_cases() -> tuple[HandCase, ...]:
             bids=(3, 0, 0, 0),
             petit_chelem=True,
             play=strongest,
+        ),
+        HandCase(
+            "four_must_trump_on_trump_lead",
+            "seat 3, holding trumps, plays a suit card on a trump lead: the offence is "
+            "must-trump (never revoke), found by the audit; the defence loses the hand",
+            four,
+            1,
+            shuffled(111),
+            bids=(2, 0, 0, 0),
+            cheat_on_trump_lead=3,
+            seed=11,
         ),
     )
 

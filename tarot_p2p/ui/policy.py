@@ -231,9 +231,10 @@ async def play_in_browser(
         if open_page:
             await trio.to_thread.run_sync(webbrowser.open, url)
         result = await main(*args)
-        print("the game is over: leave the table in the page (or press Ctrl-C)", flush=True)
-        with trio.move_on_after(PAGE_LINGER):
-            await policy.left.wait()
+        if policy.pages:  # the page shows the final sheet until the player leaves it
+            print("the game is over: leave the table in the page (or press Ctrl-C)", flush=True)
+            with trio.move_on_after(PAGE_LINGER):
+                await policy.left.wait()
         nursery.cancel_scope.cancel()
     return result
 

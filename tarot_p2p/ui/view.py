@@ -253,7 +253,7 @@ class Story:
             rows.append(
                 (
                     w("score_partner"),
-                    names[partner] if partner is not None else w("alone", name=""),
+                    names[partner] if partner is not None else w("alone_short"),
                 )
             )
         rows += [
@@ -283,7 +283,7 @@ def partner_text(w: Words, peer: Peer, obs: Observation) -> str:
     assert obs.taker is not None and obs.called_card is not None
     names = peer.names
     if obs.partner is None:
-        return w("alone", name=names[obs.taker])
+        return w("alone_you") if obs.seat == obs.taker else w("alone", name=names[obs.taker])
     if obs.partner == obs.seat:
         return w("partner_you", taker=names[obs.taker], card=w.card(obs.called_card))
     return w("partner_is", name=names[obs.partner])

@@ -98,6 +98,10 @@ def check_no_secret(table: Table) -> None:
 
 def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
     t = table(4)
+    t.page.click("#langs button:text('EN')")  # the page's language can be switched
+    t.page.wait_for_selector("#title:text('Peer-to-peer Tarot')")
+    t.page.click("#langs button:text('FR')")
+    t.page.wait_for_selector("#title:text('Tarot entre pairs')")
     play_out(t, bids=("Garde contre", "Garde sans", "Garde", "Prise"))
     page = t.page
     assert t.game.outcome is not None and t.game.outcome.finished

@@ -12,6 +12,7 @@
   let sentSerial = -1;
   let resultSeen = 0;
   let noticeTimer = null;
+  let shownTrick = [];
 
   const POSITIONS = {
     3: ["bottom", "right", "left"],
@@ -197,8 +198,11 @@
       pile.append(row);
       centre.append(pile);
     }
+    const seen = new Set(shownTrick);
+    shownTrick = view.trick.map((p) => p.card);
     for (const played of view.trick) {
-      centre.append(cardEl(played.card, "played at-" + position(played.seat)));
+      const fresh = seen.has(played.card) ? "" : " fresh";
+      centre.append(cardEl(played.card, "played at-" + position(played.seat) + fresh));
     }
   }
 

@@ -162,7 +162,7 @@ class Story:
                 self.log.append(f"— {w('deal')} {hand.hand} —")
             elif isinstance(event, ChienShown):
                 cards = ", ".join(w.card(c) for c in sorted_cards(event.cards))
-                self.log.append(f"{w('chien')} : {cards}" if w.lang == "fr" else f"Chien: {cards}")
+                self.log.append(w("chien_of", cards=cards))
             elif isinstance(event, EngineAction):
                 self._tell_action(peer, event.seat, event.action)
             elif isinstance(event, HandEnded):
@@ -188,7 +188,9 @@ class Story:
         elif isinstance(act, a.Go) and act.petit_chelem:
             self.log.append(w("petit_chelem_announced", name=name))
         elif isinstance(act, a.Poignee):
-            shown = ", ".join(str(RANK_OF[c]) or w("excuse") for c in sorted_cards(act.cards))
+            shown = ", ".join(
+                w("excuse") if c == EXCUSE else str(RANK_OF[c]) for c in sorted_cards(act.cards)
+            )
             self.log.append(w("poignee_of", name=name, cards=shown))
         elif isinstance(act, a.Misere):
             self.log.append(w("misere_of", name=name, kind=action_label(w, peer, act)))

@@ -264,7 +264,7 @@ class TerminalPolicy:
                 self._tell(peer, event.seat, event.action)
             elif isinstance(event, HandEnded):
                 self._tell_result()
-                if peer.sheet is not None:
+                if peer.sheet is not None and not peer.sheet.is_over:  # else the end says it
                     self._say(f"\n{peer.sheet.render()}\n")
         self._tell_tricks(peer)
         self._tell_partner(peer)
@@ -276,7 +276,7 @@ class TerminalPolicy:
                 self._say(f"{name} puts aside {self._card(act.card)} (a trump, shown)")
         elif isinstance(act, a.Play):
             self._say(f"{name} plays {self._card(act.card)}")
-        else:
+        elif act != a.Go(False):  # the lead without an announcement says nothing new
             self._say(f"{name}: {self._label(peer, act)}")
 
     def _tell_result(self) -> None:

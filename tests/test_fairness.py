@@ -119,6 +119,7 @@ def test_chi2_sf_far_in_the_tail_keeps_relative_precision() -> None:
 def test_chi2_sf_edges_and_bad_input() -> None:
     assert chi2_sf(0.0, 3) == 1.0
     assert chi2_sf(-1.0, 3) == 1.0
+    assert chi2_sf(math.inf, 3) == 0.0
     assert gamma_q(2.5, 0.0) == 1.0
     for bad in ((1.0, 0), (1.0, -2), (math.nan, 3)):
         with pytest.raises(ValueError):

@@ -94,6 +94,8 @@ def chi2_sf(x: float, df: int) -> float:
         raise ValueError("the statistic is not a number")
     if x <= 0:
         return 1.0
+    if math.isinf(x):
+        return 0.0
     return gamma_q(df / 2, x / 2)
 
 

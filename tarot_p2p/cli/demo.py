@@ -25,7 +25,7 @@ from typing import Any
 
 import trio
 
-from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.cli.bot import BotPolicy, add_bot_options
 from tarot_p2p.cli.house_bots import host_with_house_bots
 from tarot_p2p.cli.join import warm_up_crypto
 from tarot_p2p.cli.main import build_parser
@@ -47,6 +47,7 @@ def register(subparsers: Any) -> None:
         "--deals", type=int, help="number of deals (default: one round, each player deals once)"
     )
     p.add_argument("--seed", default="0", help="seed of the bots' choices (not of the deal)")
+    add_bot_options(p)
     p.add_argument("--data-dir", type=Path, help="where the peers save (default: a new temp dir)")
     p.add_argument(
         "--timeout", type=float, default=60.0, help="each peer's wait for another (seconds)"
@@ -69,11 +70,11 @@ async def _play(args: argparse.Namespace, base: Path) -> tuple[list[Outcome], bo
     with trio.move_on_after(args.time_limit):
         await warm_up_crypto()
         _, host, bots = await host_with_house_bots(
-            BotPolicy(f"{args.seed}/0"),
+            BotPolicy(f"{args.seed}/0", args.level, args.think),
             NAMES[0],
             config,
             list(NAMES[1 : args.players]),
-            lambda i: BotPolicy(f"{args.seed}/{i + 1}"),
+            lambda i: BotPolicy(f"{args.seed}/{i + 1}", args.level, args.think),
             base,
             timeouts,
         )

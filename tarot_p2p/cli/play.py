@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections.abc import Sequence
 from typing import Any
 
-from tarot_p2p.bots import choose_action
+from tarot_p2p.bots import Bot
+from tarot_p2p.cli.bot import add_bot_options
 from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
 from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.audit import audit_hand, record_of
@@ -31,18 +33,21 @@ def register(subparsers: Any) -> None:
     p.add_argument("--deals", type=int, default=None, help="number of deals (default: a round)")
     p.add_argument("--seed", type=int, default=0, help="seed of the shuffles and the bots")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_bot_options(p)
     add_rule_options(p.add_argument_group("rule variants (default: FFT)"))
     p.set_defaults(func=run)
 
 
-def play_hand(config: TableConfig, dealer: int, rng: random.Random) -> tuple[State, dict[str, Any]]:
-    """Deal from ``rng``, let the bots play, and audit the record."""
+def play_hand(
+    config: TableConfig, dealer: int, rng: random.Random, bots: Sequence[Bot]
+) -> tuple[State, dict[str, Any]]:
+    """Deal from ``rng``, let the bots (one per seat) play, and audit the record."""
     deck = list(range(78))
     rng.shuffle(deck)
     state = new_hand(config, dealer, deck)
     while not state.is_terminal():
         seat = state.current_player()
-        state.apply_action(choose_action(state.observation(seat), state.legal_actions(), rng))
+        state.apply_action(bots[seat].choose(state.observation(seat), state.legal_actions()))
     deal = deal_cards(config, dealer, deck)
     report = audit_hand(record_of(state, deal.hands, deal.chien, deal.piles))
     if report.offences:
@@ -121,10 +126,13 @@ def run(args: argparse.Namespace) -> int:
     names = _NAMES[: args.players]
     sheet = ScoreSheet(config, names)
     rng = random.Random(args.seed)
+    bots = [
+        Bot(config, args.level, f"{args.seed}/{seat}", args.think) for seat in range(config.seats)
+    ]
     hands = []
     while not sheet.is_over:
         dealer = sheet.dealer
-        state, summary = play_hand(config, dealer, rng)
+        state, summary = play_hand(config, dealer, rng, bots)
         hands.append(summary)
         note = _describe(summary, names)
         if state.void is Void.PETIT_SEC:

@@ -78,3 +78,24 @@ def test_play_command_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_play_command_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--players", "4", "--five", "dead-hand"]) == 2
     assert main(["play", "--deals", "0"]) == 2
+
+
+def test_play_command_seats_the_chosen_level(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["play", "--level", "strong", "--think", "0.01", "--deals", "2", "--seed", "5"]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["hands"]) == 2 and sum(data["sheet"]["totals"]) == 0
+
+
+def test_play_command_refuses_a_bad_level_or_thinking_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["play", "--level", "grandmaster"])
+    assert "invalid choice" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["play", "--think", "0"])
+    assert "thinking time must be between 0 and 3600 seconds" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["play", "--think", "soon"])
+    assert "'soon' is not a number of seconds" in capsys.readouterr().err

@@ -1,7 +1,7 @@
-"""A simple bot policy: plays from an observation and the legal actions, like a cautious club
-player — bid on the strength of the hand, keep the oudlers safe, feed points to a winning
-partner, win tricks cheaply. It is meant as a sparring partner and a test driver, not as a
-strong player; it sees only what its seat may see.
+"""The ``easy`` level: the first bot, kept as the baseline the other levels are measured
+against. It plays from an observation and the legal actions like a cautious beginner — bid
+on a rough count of the hand, keep the oudlers safe, feed points to a winning partner, win
+tricks cheaply — and sees only what its seat may see.
 """
 
 from __future__ import annotations

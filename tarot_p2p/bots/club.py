@@ -1,0 +1,409 @@
+"""The ``club`` level: how a decent club player plays, written down as rules.
+
+Why rules and not search: they cost microseconds, so this level also drives the ``strong``
+level's rollouts and the tests' many quick games; and a person can read why the bot did
+what it did.
+
+Bidding, the chien and the announcements come from :func:`evaluate`, a point count of
+the kind club players use (oudlers, trumps and their length, kings and queens, voids and
+singletons); the thresholds per contract were set by simulation: hands of each value were
+played out by this level as taker, and a contract starts where it scores more, on average,
+than the one below it (``benchmarks/bot_tournament.py --calibrate`` reruns that).
+
+Card play, in the order the rules are tried:
+
+* the Excuse is kept for when a trick is lost anyway or would cost a point card, and never
+  left for the last trick; the petit is played only when it surely wins (no trump left
+  above it with an opponent still to play, or partner's master trump on the trick) or to
+  save it when it would otherwise be caught, so that it can go au bout;
+* leading, the attack draws trumps when it holds more than the defence, cashes master
+  kings where nobody has shown a void, and otherwise leads from a short suit to make
+  voids; at five the taker leads the called suit to find his partner, and the partner
+  signals himself by feeding points to the taker's tricks and leading the called king;
+* leading, the defence hunts the petit (leads trumps while it is out and the attack is
+  short of trumps), makes the taker trump in suits where he is void, and otherwise leads
+  its long suits;
+* following, a trick that a partner surely wins is fed with points; one an opponent wins
+  is taken with the cheapest card that surely wins it, else given the least.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tarot_p2p.bots.knowledge import DISCARDABLE, infer, trick_seats, trick_winner
+from tarot_p2p.rules.actions import (
+    BIDS,
+    Action,
+    Bid,
+    CallCard,
+    Discard,
+    Go,
+    Misere,
+    Play,
+    Poignee,
+)
+from tarot_p2p.rules.cards import (
+    EXCUSE,
+    HALF_POINTS,
+    KING,
+    KING_MASK,
+    PETIT,
+    RANK_OF,
+    SUIT_MASK,
+    SUIT_OF,
+    TRUMP_MASK,
+    TRUMP_SUIT,
+    TWENTY_ONE,
+    CardSet,
+    cards_of,
+)
+from tarot_p2p.rules.state import ABOVE, POIGNEE_THRESHOLDS, Observation
+
+THRESHOLDS: dict[int, tuple[int, int, int, int]] = {
+    3: (45, 58, 72, 84),
+    4: (45, 50, 62, 70),
+    5: (40, 54, 68, 80),
+}
+"""Evaluation needed for prise, garde, garde sans, garde contre, by active players
+(calibrated by simulation, see the module docstring); two players use the four's."""
+
+CHELEM_EVALUATION = 110
+"""A hand this strong takes every trick often enough to announce the chelem."""
+
+
+def evaluate(hand: CardSet, players: int) -> int:
+    """The hand's value on the four-player scale, a club player's count: what decides the
+    bid, and (with the chien) the contract's chances."""
+    trumps = (hand & TRUMP_MASK).bit_count()
+    score = 0
+    if hand >> TWENTY_ONE & 1:
+        score += 10
+    if hand >> EXCUSE & 1:
+        score += 8
+    if hand >> PETIT & 1:
+        # The petit is worth what protects it.
+        score += (0, 0, 0, 0, 2, 5, 7, 9, 10)[min(trumps, 8)]
+    score += 2 * trumps
+    if trumps >= 5:
+        score += 2 * (trumps - 4)
+    score += sum(1 for c in cards_of(hand & TRUMP_MASK) if RANK_OF[c] >= 16)
+    for suit in range(4):
+        cards = hand & SUIT_MASK[suit]
+        n = cards.bit_count()
+        king = bool(cards >> (suit * 14 + 13) & 1)
+        queen = bool(cards >> (suit * 14 + 12) & 1)
+        knight = bool(cards >> (suit * 14 + 11) & 1)
+        jack = bool(cards >> (suit * 14 + 10) & 1)
+        score += 6 * king + (5 if king and queen else 3 * queen) + 2 * knight + jack
+        if n == 0:
+            score += 6 if trumps >= 4 else 3
+        elif n == 1:
+            score += 3 if trumps >= 4 else 1
+        if n >= 5:
+            score += n - 4 + (2 if king else 0)
+    size = hand.bit_count()
+    if size and size != 18:
+        score = score * 18 // size
+    return score
+
+
+def bid_for(hand: CardSet, players: int) -> int:
+    """The highest contract (0 pass .. 4 garde contre) this hand is worth."""
+    value = evaluate(hand, players)
+    limits = THRESHOLDS.get(players, THRESHOLDS[4])
+    return sum(1 for t in limits if value >= t)
+
+
+def choose(obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action:
+    """The club player's move for ``obs`` among ``legal``."""
+    if len(legal) == 1:
+        return legal[0]
+    first = legal[0]
+    if any(isinstance(a, Bid) for a in legal):
+        want = bid_for(obs.hand, obs.players)
+        bids = [a for a in legal if isinstance(a, Bid) and a.contract <= want]
+        return max(bids, key=lambda a: a.contract) if bids else BIDS[0]
+    if isinstance(first, CallCard):
+        return CallCard(call_card(obs.hand, [a.card for a in legal if isinstance(a, CallCard)]))
+    if isinstance(first, Discard):
+        left = (obs.chien or 0).bit_count() - obs.ecart.bit_count()
+        allowed = sum(1 << a.card for a in legal if isinstance(a, Discard))
+        return Discard(ecart_plan(obs.hand, allowed, max(left, 1))[0])
+    if isinstance(first, Go):
+        sure = evaluate(obs.hand, obs.players) >= CHELEM_EVALUATION
+        return Go(sure) if Go(sure) in legal else Go(False)
+    announce = announcement(obs, legal)
+    if announce is not None:
+        return announce
+    plays = [a.card for a in legal if isinstance(a, Play)]
+    return Play(play_card(obs, plays, rng))
+
+
+def call_card(hand: CardSet, callable_cards: Sequence[int]) -> int:
+    """The king (or lower) to call: in the suit where the taker is longest and holds the
+    most honours, so that he can lead it to his partner; his own card only if he must."""
+    others = [c for c in callable_cards if not hand >> c & 1] or list(callable_cards)
+
+    def key(c: int) -> tuple[int, int, int]:
+        suit = hand & SUIT_MASK[SUIT_OF[c]]
+        honours = sum(HALF_POINTS[x] for x in cards_of(suit))
+        return (suit.bit_count() > 0, suit.bit_count(), honours - c)
+
+    return max(others, key=key)
+
+
+def ecart_plan(hand: CardSet, allowed: CardSet, count: int) -> list[int]:
+    """``count`` cards of ``allowed`` to discard: void the shortest suits without a king
+    first (voids let the taker trump), then bank the highest point cards, then the lowest;
+    trumps (shown to all) only when nothing else may go."""
+    plain = allowed & DISCARDABLE
+    out: list[int] = []
+    suits = sorted(range(4), key=lambda s: ((hand & SUIT_MASK[s]).bit_count(), s))
+    for s in suits:
+        cards = plain & SUIT_MASK[s]
+        if hand & KING_MASK & SUIT_MASK[s] or not cards:
+            continue
+        if len(out) + cards.bit_count() <= count:
+            out += cards_of(cards)
+    rest = [c for c in cards_of(plain) if c not in out]
+    rest.sort(key=lambda c: (-HALF_POINTS[c], (hand & SUIT_MASK[SUIT_OF[c]]).bit_count(), c))
+    out += rest[: count - len(out)]
+    if len(out) < count:
+        out += [c for c in cards_of(allowed & TRUMP_MASK)][: count - len(out)]
+    return out
+
+
+def announcement(obs: Observation, legal: Sequence[Action]) -> Action | None:
+    """A misère is always worth announcing; the attack shows its biggest poignée (the bonus
+    goes to the winning side, usually the attack); the defence shows only a triple."""
+    for a in legal:
+        if isinstance(a, Misere):
+            return a
+    poignees = [a for a in legal if isinstance(a, Poignee)]
+    if not poignees:
+        return None
+    best = max(poignees, key=lambda a: a.cards.bit_count())
+    attack = obs.seat == obs.taker or obs.partner == obs.seat
+    if attack or best.cards.bit_count() == POIGNEE_THRESHOLDS[obs.players][2]:
+        return best
+    return None
+
+
+@dataclass(slots=True)
+class _Table:
+    """The facts one card decision needs, read once from the observation."""
+
+    seat: int
+    hand: CardSet
+    attack: frozenset[int]
+    """Seats known to be on the taker's side (the taker alone when the partner is unknown)."""
+    after: tuple[int, ...]
+    """Seats still to play to this trick after this one."""
+    out_trumps: CardSet
+    """Trumps that opponents (or an unknown partner) may still hold."""
+    out: CardSet
+    """Cards whose place this seat does not know."""
+    voids: tuple[CardSet, ...]
+    """Per seat: cards it cannot hold."""
+    tricks_left: int
+
+    def friend(self, other: int) -> bool:
+        if other == self.seat:
+            return True
+        if not self.attack:
+            return False
+        return (other in self.attack) == (self.seat in self.attack)
+
+    def may_hold(self, seat: int, cards: CardSet) -> bool:
+        return bool(cards & self.out & ~self.voids[seat])
+
+
+def _table(obs: Observation) -> _Table:
+    know = infer(obs)
+    attack: set[int] = set()
+    if obs.taker is not None:
+        attack.add(obs.taker)
+        if obs.partner is not None:
+            attack.add(obs.partner)
+    seats = trick_seats(obs, obs.trick_seats[0] if obs.trick else obs.seat)
+    after = seats[len(obs.trick) + 1 :]
+    out = know.out | sum(know.shown)
+    if obs.chien is not None and obs.seat != obs.taker:
+        out |= obs.chien & ~obs.played & ~obs.ecart
+    return _Table(
+        seat=obs.seat,
+        hand=obs.hand,
+        attack=frozenset(attack),
+        after=after,
+        out_trumps=TRUMP_MASK & out,
+        out=out,
+        voids=know.forbidden,
+        tricks_left=obs.hand.bit_count(),
+    )
+
+
+def play_card(obs: Observation, cards: Sequence[int], rng: random.Random) -> int:
+    """The card to play among the legal ``cards`` (see the module docstring)."""
+    t = _table(obs)
+    if len(cards) == 1:
+        return cards[0]
+    if EXCUSE in cards and t.tricks_left == 2 and not obs.chelem_announced:
+        return EXCUSE
+    if not obs.trick:
+        return _lead(obs, t, [c for c in cards if c != EXCUSE] or list(cards), rng)
+    return _follow(obs, t, list(cards))
+
+
+def _master(t: _Table, card: int, trick: Sequence[int]) -> bool:
+    """True when ``card`` (winning the trick now) cannot be beaten by anyone after us."""
+    foes = [s for s in t.after if not t.friend(s)]
+    if not foes:
+        return True
+    if SUIT_OF[card] == TRUMP_SUIT:
+        return not any(t.may_hold(s, ABOVE[card]) for s in foes)
+    suit = SUIT_OF[card]
+    higher = SUIT_MASK[suit] & ~((2 << card) - 1)
+    for s in foes:
+        if t.may_hold(s, higher):
+            return False
+        # A foe void in the suit may trump.
+        if not t.may_hold(s, SUIT_MASK[suit]) and t.may_hold(s, TRUMP_MASK):
+            return False
+    return not any(SUIT_OF[c] == TRUMP_SUIT for c in trick)
+
+
+def _lead(obs: Observation, t: _Table, cards: list[int], rng: random.Random) -> int:
+    trumps = [c for c in cards if SUIT_OF[c] == TRUMP_SUIT]
+    plain = [c for c in cards if SUIT_OF[c] != TRUMP_SUIT]
+    n_out = t.out_trumps.bit_count()
+    attacking = t.seat in t.attack
+    foes = [s for s in active_seats(obs) if not t.friend(s)]
+    foes_trump = any(t.may_hold(s, TRUMP_MASK) for s in foes)
+
+    def void_foe(suit: int) -> bool:
+        return any(not t.may_hold(s, SUIT_MASK[suit]) and t.may_hold(s, TRUMP_MASK) for s in foes)
+
+    masters = [c for c in plain if _cashable(t, c, foes)]
+    non_petit = [c for c in trumps if c != PETIT]
+    if attacking:
+        if obs.called_card is not None and obs.partner is None and obs.seat == obs.taker:
+            called = [c for c in plain if SUIT_OF[c] == SUIT_OF[obs.called_card]]
+            if called:
+                return min(called)
+        called_card = obs.called_card
+        if called_card in cards and obs.seat != obs.taker and _cashable(t, called_card, foes):
+            return called_card
+        if non_petit and foes_trump and len(trumps) > n_out:
+            top = max(non_petit)
+            return top if not t.out_trumps & ABOVE[top] else min(non_petit)
+        if masters:
+            return max(masters, key=lambda c: (HALF_POINTS[c], c))
+        if plain:
+            return _low_from(t, plain, shortest=True)
+        if PETIT in trumps and not n_out:
+            return PETIT
+        return (
+            max(non_petit)
+            if non_petit and not t.out_trumps & ABOVE[max(non_petit)]
+            else min(non_petit or trumps)
+        )
+    # Defence.
+    taker = obs.taker
+    if masters:
+        return max(masters, key=lambda c: (HALF_POINTS[c], c))
+    petit_out = bool(t.out >> PETIT & 1)
+    if petit_out and len(non_petit) >= 3 and taker is not None:
+        return max(non_petit) if not t.out_trumps & ABOVE[max(non_petit)] else min(non_petit)
+    if taker is not None and plain:
+        forced = [c for c in plain if not t.may_hold(taker, SUIT_MASK[SUIT_OF[c]])]
+        forced = [c for c in forced if HALF_POINTS[c] == 1]
+        if forced and t.may_hold(taker, TRUMP_MASK):
+            return min(forced, key=lambda c: (RANK_OF[c], c))
+    if plain:
+        return _low_from(t, plain, shortest=False)
+    if non_petit:
+        return min(non_petit)
+    return cards[0] if cards else rng.choice(cards)
+
+
+def active_seats(obs: Observation) -> tuple[int, ...]:
+    seats = len(obs.hand_sizes)
+    return tuple(s for s in range(seats) if obs.hand_sizes[s] or s == obs.seat)
+
+
+def _cashable(t: _Table, card: int, foes: list[int]) -> bool:
+    """A master card that every foe can still follow: leading it wins the trick."""
+    suit = SUIT_OF[card]
+    higher = SUIT_MASK[suit] & ~((2 << card) - 1)
+    if higher & t.out:
+        return False
+    left = (t.out & SUIT_MASK[suit]).bit_count()
+    if left < len(foes) + 1:
+        return False
+    return all(t.may_hold(s, SUIT_MASK[suit]) or not t.may_hold(s, TRUMP_MASK) for s in foes)
+
+
+def _low_from(t: _Table, plain: list[int], shortest: bool) -> int:
+    """A low card of the shortest (or longest) suit, kings kept."""
+
+    def length(c: int) -> int:
+        return (t.hand & SUIT_MASK[SUIT_OF[c]]).bit_count()
+
+    pool = [c for c in plain if RANK_OF[c] != KING] or plain
+    sign = 1 if shortest else -1
+    return min(pool, key=lambda c: (HALF_POINTS[c] > 1, sign * length(c), RANK_OF[c], c))
+
+
+def _follow(obs: Observation, t: _Table, cards: list[int]) -> int:
+    trick = list(obs.trick)
+    best = trick_winner(trick)
+    winner = obs.trick_seats[best] if best >= 0 else -1
+    points = sum(HALF_POINTS[c] for c in trick)
+    options = [c for c in cards if c != EXCUSE]
+    if not options:
+        return EXCUSE
+    friend_wins = winner >= 0 and t.friend(winner) and _master(t, trick[best], trick)
+    if friend_wins:
+        return _feed(t, options)
+    winning = [c for c in options if trick_winner([*trick, c]) == len(trick)]
+    sure = [c for c in winning if _master(t, c, [*trick, c])]
+    if sure:
+        # The petit first when it is safe: that is how it gets home.
+        return min(sure, key=lambda c: (c != PETIT, _cost(c), c))
+    if winning and not t.after and points:
+        return min(winning, key=lambda c: (_cost(c), c))
+    if winning and all(t.friend(s) for s in t.after if s != obs.seat):
+        return min(winning, key=lambda c: (_cost(c), c))
+    losing = [c for c in options if c != PETIT and c != TWENTY_ONE] or options
+    cheapest = min(losing, key=lambda c: (HALF_POINTS[c], SUIT_OF[c] == TRUMP_SUIT, c))
+    if EXCUSE in cards and HALF_POINTS[cheapest] >= 5:
+        return EXCUSE
+    if PETIT in options and _petit_doomed(t):
+        return PETIT if PETIT in winning else cheapest
+    return cheapest
+
+
+def _cost(card: int) -> int:
+    """What winning with ``card`` spends: a trump's rank, a suit card's points."""
+    if SUIT_OF[card] == TRUMP_SUIT:
+        return 40 + RANK_OF[card]
+    return HALF_POINTS[card]
+
+
+def _feed(t: _Table, options: list[int]) -> int:
+    """Points to a trick the side surely wins: the richest card, masters and trumps kept
+    (but the petit goes home here if it must be played)."""
+    if PETIT in options:
+        return PETIT
+    plain = [c for c in options if SUIT_OF[c] != TRUMP_SUIT]
+    if plain:
+        return max(plain, key=lambda c: (HALF_POINTS[c], -RANK_OF[c]))
+    return min(options)
+
+
+def _petit_doomed(t: _Table) -> bool:
+    """The petit is the last trump left in the hand while foes still hold trumps."""
+    return (t.hand & TRUMP_MASK) == 1 << PETIT and bool(t.out_trumps)

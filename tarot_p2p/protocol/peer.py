@@ -54,6 +54,7 @@ from tarot_p2p.crypto.randomness import RandomSource
 from tarot_p2p.crypto.shares import decryption_share, prove_shares, recover_card
 from tarot_p2p.crypto.shuffle import prove_shuffle, shuffle_and_prove
 from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol import sync
 from tarot_p2p.protocol.codec import (
     Bytes,
     DecodeError,
@@ -267,14 +268,50 @@ class Peer:
             return []
         return self._private.legal_actions()
 
+    def seat_of_member(self, member: int) -> int | None:
+        """The index ``member`` signs with in the current hand (``None``: not a member)."""
+        if member not in self._members:
+            return None
+        seating = self.table.seating
+        return member if seating is None or self.hand.hand == 0 else seating.index(member)
+
+    # ------------------------------------------------------------------ catching up
+
+    def sync_request(self) -> bytes:
+        """Our signed request for the records after ours (:mod:`.sync`)."""
+        if self._identity is None or self.member is None:
+            raise LocalProtocolError("an observer sends nothing")
+        return sync.sync_request(self._identity, self.table_id, self.member, self.transcript)
+
+    def read_sync_request(self, wire: bytes) -> sync.SyncRequest:
+        """A member's sync request (raises :class:`~.sync.SyncError` for anything else)."""
+        return sync.read_sync_request(wire, self.table_id, self._members)
+
     # ------------------------------------------------------------------ receiving
 
     def receive(self, wire: bytes) -> list[PeerEvent]:
         """Verify and apply one message from the table (see the module docstring)."""
         env = open_envelope(wire, table_id=self.table_id, roster=self._roster_for(wire))
-        if self.transcript.classify(env) is Verdict.DUPLICATE:
-            return []
-        return self._accept(env)
+        try:
+            if self.transcript.classify(env) is Verdict.DUPLICATE:
+                return []
+            return self._accept(env)
+        except SeatViolation as exc:
+            raise self._by_seat(env, exc) from None
+
+    def _by_seat(self, env: SignedEnvelope, exc: SeatViolation) -> SeatViolation:
+        """Name the signer of a hand-0 message by its drawn seat once seats are drawn.
+
+        A hand-0 envelope is signed under the signer's member index; after the draw every
+        index a peer reports is a seat, so member ``m`` must be reported as the seat it
+        drew, not as seat ``m`` (another, innocent player)."""
+        seating = self.table.seating
+        if env.hand != 0 or seating is None or exc.seat != env.seat:
+            return exc
+        member = env.seat
+        return type(exc)(
+            seating.index(member), f"{exc.reason} (member {member} of the set-up)", exc.evidence
+        )
 
     def _roster_for(self, wire: bytes) -> Roster:
         """The keys a message is checked against, chosen by its hand number ``h`` (read

@@ -76,7 +76,7 @@ def _commands(args: argparse.Namespace, code: str, base: Path) -> list[PeerRun]:
     for i, name in enumerate(NAMES[: args.players]):
         data = base / name
         common = [
-            "--name", name, "--data-dir", str(data), "--seed", f"{args.seed}/{i}",
+            "--name", name, "--profile", str(data), "--seed", f"{args.seed}/{i}",
             "--timeout", str(args.timeout), "--decision-timeout", str(args.timeout),
         ]  # fmt: skip
         if i == 0:
@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     transcripts: dict[str, bytes] = {}
     sheets: dict[str, Any] = {}
     for peer in runs:
-        found = sorted(peer.data_dir.glob("*/transcript.tp2p"))
+        found = sorted(peer.data_dir.glob("tables/*/transcript.tp2p"))
         sheet_path = found[0].with_name("sheet.json") if len(found) == 1 else None
         if sheet_path is None or not sheet_path.exists():
             print(f"{peer.name}: no transcript and score sheet saved", file=sys.stderr)

@@ -69,6 +69,7 @@ import trio
 
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.link import MessageLink
+from tarot_p2p.net.lobby import LobbyError, read_join_request
 from tarot_p2p.net.store import TranscriptStore
 from tarot_p2p.protocol.errors import (
     Equivocation,
@@ -77,7 +78,7 @@ from tarot_p2p.protocol.errors import (
     UnattributedMessage,
 )
 from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent
-from tarot_p2p.protocol.sync import EarlyMessages, SyncError, answer
+from tarot_p2p.protocol.sync import EarlyMessages, SyncError, SyncRequest, answer
 from tarot_p2p.protocol.table import ENGINE_TYPES
 from tarot_p2p.protocol.transcript import TranscriptGap
 from tarot_p2p.rules.actions import Action, Discard
@@ -590,12 +591,21 @@ class TableRunner:
                 await self._reconnect(f"cannot send: {exc}")
 
     async def _answer(self, wire: bytes) -> bool:
-        """Answer ``wire`` if it is a member's sync request; ``False`` if it is not one."""
+        """Answer ``wire`` if it is a member's sync request or join request; ``False`` if
+        it is neither. A member asking to join again lost its files before the set-up
+        reached them (or the relay restarted): the set-up record is its way back in."""
         peer = self.peer
         try:
             request = peer.read_sync_request(wire)
         except SyncError:
-            return False
+            try:
+                joining = read_join_request(wire, peer.table_id)
+            except LobbyError:
+                return False
+            member = peer.member_of(joining.identity)
+            if member is None or not len(peer.transcript):
+                return True
+            request = SyncRequest(member, 0, peer.transcript.genesis)
         seat = peer.seat_of_member(request.member)
         if seat is not None and seat == peer.expected_sender():
             await self._notice("back", seat, 0.0)

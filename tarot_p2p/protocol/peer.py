@@ -268,6 +268,11 @@ class Peer:
             return []
         return self._private.legal_actions()
 
+    def member_of(self, key: Ed25519PublicKey) -> int | None:
+        """The member index of the identity ``key`` (``None``: not at this table)."""
+        raw = key.public_bytes_raw()
+        return next((i for i, k in self._members.items() if k.public_bytes_raw() == raw), None)
+
     def seat_of_member(self, member: int) -> int | None:
         """The index ``member`` signs with in the current hand (``None``: not a member)."""
         if member not in self._members:
@@ -446,24 +451,38 @@ class Peer:
 
     @classmethod
     def resume(
-        cls, data: bytes, secrets: bytes, *, identity: Ed25519PrivateKey, rng: RandomSource
+        cls,
+        data: bytes,
+        secrets: bytes | None,
+        *,
+        identity: Ed25519PrivateKey,
+        rng: RandomSource,
     ) -> Peer:
         """Rebuild a seat from its transcript file ``data`` and its last exported
         ``secrets``: every record is received again (and checked again), and the secrets
         are taken back when the seat's own ``key`` and ``ecart`` of that hand come by.
+        ``secrets=None``: the seat never saved any (it had sent nothing yet); its member
+        index is then found in the set-up by its identity key.
 
         Raises :class:`~.transcript.TranscriptFileError` for an unusable file, a
         :class:`ProtocolError` for a record refused, ``ValueError`` when the secrets are
         not this file's or not those of the hand the seat is in."""
         frames = _read_file(data)
         table_id = frames.table_id
-        try:
-            saved = _SECRETS.load(decode(secrets), "secrets")
-        except DecodeError as exc:
-            raise ValueError(f"unreadable secrets: {exc}") from None
+        config, roster, names = _setup_of(frames)
+        if secrets is None:
+            me = identity.public_key().public_bytes_raw()
+            members = [k.public_bytes_raw() for k in roster]
+            if me not in members:
+                raise ValueError("this identity has no seat at this table")
+            saved = _Secrets(SECRETS_VERSION, table_id, members.index(me), 0, b"", ())
+        else:
+            try:
+                saved = _SECRETS.load(decode(secrets), "secrets")
+            except DecodeError as exc:
+                raise ValueError(f"unreadable secrets: {exc}") from None
         if saved.version != SECRETS_VERSION or saved.table_id != table_id:
             raise ValueError("the secrets are not of this version or of this table")
-        config, roster, names = _setup_of(frames)
         if saved.member >= len(roster):
             raise ValueError(f"member {saved.member} is not in the roster")
         peer = cls(config, table_id, roster, names, seat=saved.member, identity=identity, rng=rng)

@@ -103,22 +103,9 @@ def table(tmp_path: Path, players: int, deals: int) -> Iterator[list[Program]]:
         assert isinstance(text, re.Match)
         code = text.group(1)
         for i in range(1, players):
-            programs.append(
-                Program(
-                    [
-                        "bot",
-                        code,
-                        "--name",
-                        f"Bot{i}",
-                        "--seed",
-                        str(i),
-                        "--profile",
-                        str(tmp_path / f"p{i}"),
-                        *common,
-                    ],
-                    tmp_path / f"p{i}.log",
-                )  # fmt: skip
-            )
+            args = ["bot", code, "--name", f"Bot{i}", "--seed", str(i)]
+            args += ["--profile", str(tmp_path / f"p{i}"), *common]
+            programs.append(Program(args, tmp_path / f"p{i}.log"))
         yield programs
     finally:
         for program in programs:

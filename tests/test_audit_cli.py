@@ -137,3 +137,15 @@ def test_the_installed_command_reports_garbage_without_a_traceback(
     )
     assert done.returncode == 3
     assert "CORRUPT" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_a_damaged_set_up_is_a_bad_signature_not_a_rule_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The set-up's signature is checked before its configuration is read (wire.md §3.3)."""
+    at = VECTOR.index(b"players=3") + len(b"players=")
+    path = tmp_path / "setup.tp2p"
+    path.write_bytes(VECTOR[:at] + b"9" + VECTOR[at + 1 :])
+    code, out, err = audit(capsys, path)
+    assert code == 3 and "CORRUPT" in out and "nobody provably signed" in out
+    assert "players must be" not in out and "Traceback" not in out + err

@@ -14,6 +14,13 @@ and prints; ``docs/audit.md`` explains the report and the exit status:
 70 the verifier itself failed on a file (a bug: its validity is unknown; please report it).
 
 With several files the most serious verdict wins (1, then 3, 5, 4); 2 and 70 before all.
+
+--stats instead computes fairness statistics over many games (files, or folders of .tp2p
+files): where every card went, oudlers and trumps per hand, the seat draw, each against
+what fair shuffles give, with a heat map of card by place (--svg, default fairness.svg in
+the current folder). Its exit status: 0 no sign of bias; 6 a test finds
+the deals biased; 7 too few deals to test; 2 no file found, or the picture cannot be
+written; 70 as above.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tarot_p2p.cli.audit_stats import PICTURE, run_stats
 from tarot_p2p.protocol.audit_render import (
     comparison_json,
     headline,
@@ -51,14 +59,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="transcript files (.tp2p)")
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="transcript files (.tp2p); with --stats, folders too",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the report as JSON")
     output.add_argument("--quiet", action="store_true", help="print one verdict line per file")
+    parser.add_argument(
+        "--stats",
+        action="store_true",
+        help="fairness statistics over many games instead of one report per file",
+    )
+    parser.add_argument(
+        "--svg",
+        type=Path,
+        metavar="PATH",
+        help=f"with --stats: where to write the heat map (default {PICTURE})",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.stats:
+        return run_stats(args)
+    if args.svg is not None:
+        print(
+            "tarot-p2p audit: --svg goes with --stats (the heat map of many games)", file=sys.stderr
+        )
+        return UNREADABLE
     labels: list[str] = []
     reports: list[TranscriptReport] = []
     unreadable: list[tuple[str, str]] = []

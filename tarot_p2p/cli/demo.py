@@ -1,10 +1,10 @@
 """``tarot-p2p demo``: a whole networked game on this machine, then its audit.
 
-It starts a hub (in this process) and one bot per seat, each in its own process
-(``tarot-p2p host --bot --relay`` for the host, ``tarot-p2p bot --relay`` for the others),
-all over loopback TCP, exactly as players on different machines would. When they are done
-it checks that every peer saved the same transcript and the same score sheet, prints the
-sheet and where each transcript is, and audits the transcripts.
+It seats one bot per seat in this program, the way ``tarot-p2p host --bot --bots N``
+does: every bot is a full peer (its own keys, shuffles, proofs, transcript and score
+sheet) and they talk only through a hub, exactly as players on different machines would.
+When they are done it checks that every peer saved the same transcript and the same
+score sheet, prints the sheet and where each transcript is, and audits the transcripts.
 
 ``--seed`` fixes the bots' choices, not the cards: the deal comes from every peer's secret
 shuffle (operating-system randomness). A seeded deal would let anyone who knows the seed
@@ -17,24 +17,20 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import secrets
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.cli.house_bots import host_with_house_bots
+from tarot_p2p.cli.join import warm_up_crypto
 from tarot_p2p.cli.main import build_parser
-from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN
-from tarot_p2p.net.session import HostedHub
-from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.net.runner import Outcome, Timeouts
+from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
 
 NAMES = ("North", "East", "South", "West", "Centre")
@@ -43,7 +39,7 @@ NAMES = ("North", "East", "South", "West", "Centre")
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "demo",
-        help="a networked game of bots, one process each, then its audit",
+        help="a networked game of bots (each a full peer) through a hub, then its audit",
         description=__doc__,
     )
     p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
@@ -61,69 +57,28 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-@dataclass
-class PeerRun:
-    name: str
-    command: list[str]
-    data_dir: Path
-    returncode: int | None = None
-    output: str = ""
-
-
-def _commands(args: argparse.Namespace, code: str, base: Path) -> list[PeerRun]:
-    python = [sys.executable, "-m", "tarot_p2p"]
-    runs = []
-    for i, name in enumerate(NAMES[: args.players]):
-        data = base / name
-        common = [
-            "--name", name, "--profile", str(data), "--seed", f"{args.seed}/{i}",
-            "--timeout", str(args.timeout), "--decision-timeout", str(args.timeout),
-        ]  # fmt: skip
-        if i == 0:
-            role = ["host", "--relay", code, "--bot", "--players", str(args.players)]
-            if args.deals is not None:
-                role += ["--deals", str(args.deals)]
-        else:
-            role = ["bot", code, "--relay"]
-        runs.append(PeerRun(name, [*python, *role, *common], data))
-    return runs
-
-
-async def _play(args: argparse.Namespace, base: Path) -> tuple[list[PeerRun], HostedHub, bool]:
-    hub = Hub(
-        Ed25519PrivateKey.generate(),
-        secrets.token_bytes(TABLE_ID_LEN),
-        secrets.token_bytes(SECRET_LEN),
+async def _play(args: argparse.Namespace, base: Path) -> tuple[list[Outcome], bool]:
+    """Every seat a house bot (the first one hosts); the outcomes, and whether the game
+    ended within the time limit."""
+    config = TableConfig(
+        players=args.players,
+        game_end=GameEnd.ROUNDS if args.deals is None else GameEnd.DEALS,
+        game_length=1 if args.deals is None else args.deals,
     )
-    hosted = HostedHub(hub)
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])  # the directory holding tarot_p2p
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    finished = False
-    async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(hosted.serve, "127.0.0.1", 0)
-        code = hub.join_code("127.0.0.1", listeners[0].socket.getsockname()[1]).encode()
-        print(f"hub on 127.0.0.1, join code {code}", flush=True)
-        runs = _commands(args, code, base)
-
-        async def one(run: PeerRun) -> None:
-            result = await trio.run_process(
-                run.command,
-                capture_stdout=True,
-                stderr=subprocess.STDOUT,
-                check=False,
-                env=env,
-            )
-            run.returncode = result.returncode
-            run.output = result.stdout.decode(errors="replace")
-
-        with trio.move_on_after(args.time_limit):
-            async with trio.open_nursery() as peers:
-                for run in runs:
-                    peers.start_soon(one, run)
-            finished = True
-        nursery.cancel_scope.cancel()
-    return runs, hosted, finished
+    timeouts = Timeouts(message=args.timeout, decision=args.timeout)
+    with trio.move_on_after(args.time_limit):
+        await warm_up_crypto()
+        _, host, bots = await host_with_house_bots(
+            BotPolicy(f"{args.seed}/0"),
+            NAMES[0],
+            config,
+            list(NAMES[1 : args.players]),
+            lambda i: BotPolicy(f"{args.seed}/{i + 1}"),
+            base,
+            timeouts,
+        )
+        return [host, *bots], True
+    return [], False
 
 
 def _audit(paths: list[Path]) -> bool:
@@ -162,36 +117,32 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     start = time.monotonic()
-    runs, hosted, finished = trio.run(_play, args, base)
+    outcomes, finished = trio.run(_play, args, base)
     elapsed = time.monotonic() - start
     ok = finished
     if not finished:
         print(f"time limit of {args.time_limit:g} s reached", file=sys.stderr)
-    for peer in runs:
-        if peer.returncode != 0:
-            ok = False
-            print(f"--- {peer.name} exited with {peer.returncode}:\n{peer.output}", file=sys.stderr)
     paths: dict[str, Path] = {}
     transcripts: dict[str, bytes] = {}
     sheets: dict[str, Any] = {}
-    for peer in runs:
-        found = sorted(peer.data_dir.glob("tables/*/transcript.tp2p"))
-        sheet_path = found[0].with_name("sheet.json") if len(found) == 1 else None
-        if sheet_path is None or not sheet_path.exists():
-            print(f"{peer.name}: no transcript and score sheet saved", file=sys.stderr)
+    for outcome in outcomes:
+        if outcome.abort is not None:
+            ok = False
+            print(f"a hand was aborted: {outcome.abort.reason}", file=sys.stderr)
+        files = outcome.files
+        if not files.sheet.exists():
+            print(f"no transcript and score sheet saved in {files.directory}", file=sys.stderr)
             ok = False
             continue
-        paths[peer.name] = found[0]
-        transcripts[peer.name] = found[0].read_bytes()
-        document = json.loads(sheet_path.read_text())
-        sheets[peer.name] = (document["sheet"], document["head"], document["finished"])
-    same_transcripts = len(set(transcripts.values())) == 1 and len(transcripts) == len(runs)
+        document = json.loads(files.sheet.read_text())
+        name = document["sheet"]["players"][document["seat"]] if document["sheet"] else "?"
+        paths[name] = files.transcript
+        transcripts[name] = files.transcript.read_bytes()
+        sheets[name] = (document["sheet"], document["head"], document["finished"])
+    same_transcripts = len(set(transcripts.values())) == 1 and len(transcripts) == args.players
     same_sheets = len({json.dumps(s, sort_keys=True) for s in sheets.values()}) == 1
     ok = ok and same_transcripts and same_sheets
-    print(
-        f"\ngame over in {elapsed:.1f} s; {hosted.bytes_in} bytes sent to the hub, "
-        f"{hosted.bytes_out} relayed"
-    )
+    print(f"\ngame over in {elapsed:.1f} s")
     documents = [json.loads(p.with_name("sheet.json").read_text()) for p in paths.values()]
     if documents and documents[0].get("sheet"):
         print(f"\nAgreed score sheet:\n{render_sheet(documents[0])}\n")
@@ -202,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
     ok = _audit(list(paths.values())) and ok
     if same_transcripts and same_sheets:
         print(
-            f"\nAll {len(runs)} peers hold byte-identical transcripts and identical score sheets."
+            f"\nAll {args.players} peers hold byte-identical transcripts and identical score "
+            "sheets."
         )
     else:
         print("\nThe peers do NOT agree (transcripts or score sheets differ).", file=sys.stderr)

@@ -3,8 +3,9 @@
 By default the hub runs inside this process (its identity is the host's key, so the join
 code also tells the players who the host is) and listens on ``--listen``/``--port``; give
 ``--relay CODE`` to go through a standalone relay (``tarot-p2p relay``) instead, whose code
-the players then use with ``join --relay``. The host plays through terminal prompts, or
-lets a bot play for it with ``--bot``.
+the players then use with ``join --relay``. The host plays in a page of the browser
+(``--ui terminal``: at the terminal), or lets a bot play for it with ``--bot``;
+``--bots N`` seats N bots that play inside this program.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import trio
 
 from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.cli.house_bots import bot_names, seat_house_bots
 from tarot_p2p.cli.join import (
     add_seat_options,
     connect_patiently,
@@ -29,8 +31,8 @@ from tarot_p2p.cli.join import (
     seat_timeouts,
     warm_up_crypto,
 )
+from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
-from tarot_p2p.cli.terminal import TerminalPolicy
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
 from tarot_p2p.net.link import MessageLink, connect
@@ -56,7 +58,15 @@ def register(subparsers: Any) -> None:
     length.add_argument("--points", type=int, help="stop once a total exceeds this")
     add_rule_options(p.add_argument_group("rule variants (default: FFT)"))
     p.add_argument("--bot", action="store_true", help="a bot plays the host's seat")
-    p.add_argument("--seed", default="0", help="with --bot: seed of the bot's choices")
+    p.add_argument(
+        "--bots",
+        type=int,
+        default=0,
+        metavar="N",
+        help="fill N seats with bots playing inside this program (each a full peer)",
+    )
+    p.add_argument("--seed", default="0", help="seed of the bots' choices (not of the deal)")
+    add_ui_options(p)
     p.add_argument("--listen", default="0.0.0.0", help="address the hub listens on")
     p.add_argument("--port", type=int, default=0, help="port the hub listens on (0: any)")
     p.add_argument("--advertise", help="host name in the join code (default: this machine's)")
@@ -115,11 +125,13 @@ async def _host(
         if ticket.config is not None:
             config = TableConfig.from_canonical_bytes(bytes.fromhex(ticket.config))
         name = ticket.name
+        names = list(ticket.bots)
     else:
         table_id = secrets.token_bytes(TABLE_ID_LEN)
         secret = secrets.token_bytes(SECRET_LEN)
         if relay is not None:
             table_id, secret = relay.table_id, relay.secret
+        names = bot_names(args.bots, name)
     files = profile.seat_files(table_id, identity)
     peer = resume_seat(files, identity) if resume is not None else None
 
@@ -147,7 +159,19 @@ async def _host(
             print(f"hub listening on {listen}:{port}", flush=True)
             print(f"join code: {code.encode()}", flush=True)
             link = hub.local_link()
-            saved = Ticket("host", code.encode(), name, False, None, listen, port)
+            saved = Ticket(
+                "host", code.encode(), name, False, None, listen, port, bots=tuple(names)
+            )
+            bots_done = seat_house_bots(
+                nursery,
+                hub,
+                names,
+                lambda i: BotPolicy(f"{args.seed}/{i + 1}"),
+                profile.root,
+                timeouts,
+            )
+            if names:
+                print(f"bots playing in this program: {', '.join(names)}", flush=True)
         else:
             relay_code = relay
 
@@ -188,6 +212,7 @@ async def _host(
         exit_code = report(outcome, peer)
         if hosted is not None:
             with trio.move_on_after(LINGER):
+                await bots_done.wait()
                 await hosted.wait_empty()
         nursery.cancel_scope.cancel()
     return exit_code
@@ -201,6 +226,11 @@ def run(args: argparse.Namespace) -> int:
         timeouts = seat_timeouts(args)
         name = clean_name(args.name)
         relay = JoinCode.decode(args.relay) if args.relay else None
+        if not 0 <= args.bots < config.players:
+            raise ValueError(f"--bots is 0 to {config.players - 1} at {config.players} players")
+        if args.bots and relay is not None:
+            raise ValueError("--bots needs the hub in this program: leave out --relay")
+        bot_names(args.bots, name)
         profile = Profile(args.profile)
         resume = None
         if not args.new:
@@ -215,5 +245,6 @@ def run(args: argparse.Namespace) -> int:
             "To start a new table instead, run host with --new.",
             flush=True,
         )
-    policy: Policy = BotPolicy(args.seed) if args.bot else TerminalPolicy()
-    return run_seat(_host, args, config, name, policy, timeouts, relay, profile, resume)
+    policy = BotPolicy(args.seed) if args.bot else human_policy(args)
+    main = with_page(policy, _host)
+    return run_seat(main, args, config, name, policy, timeouts, relay, profile, resume)

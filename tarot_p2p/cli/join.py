@@ -1,4 +1,4 @@
-"""``tarot-p2p join CODE``: take a seat at a table and play it through terminal prompts.
+"""``tarot-p2p join CODE``: take a seat at a table and play it in the browser (or terminal).
 
 The join code names the hub, proves its identity and lets you in. When the host runs the
 hub (``tarot-p2p host``), the code also names the host, whose set-up you then accept
@@ -20,7 +20,7 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tarot_p2p.cli.terminal import TerminalPolicy
+from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.crypto.shuffle import precompute_tables
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
@@ -66,11 +66,10 @@ def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> No
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "join", help="join a table and play at the terminal", description=__doc__
-    )
+    p = subparsers.add_parser("join", help="join a table and play at it", description=__doc__)
     add_join_options(p)
     add_seat_options(p, default_name=None)
+    add_ui_options(p)
     p.set_defaults(func=run)
 
 
@@ -212,7 +211,8 @@ def run_joiner(args: argparse.Namespace, policy: Policy, *, show: bool) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     profile = Profile(args.profile)
-    return run_seat(_join, code, name, policy, profile, timeouts, pinned, show, args.relay)
+    main = with_page(policy, _join)
+    return run_seat(main, code, name, policy, profile, timeouts, pinned, show, args.relay)
 
 
 NETWORK_ERRORS = (LinkError, NoiseError, OSError, trio.TooSlowError)
@@ -259,4 +259,4 @@ def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    return run_joiner(args, TerminalPolicy(), show=True)
+    return run_joiner(args, human_policy(args), show=True)

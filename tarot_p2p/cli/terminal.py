@@ -1,69 +1,156 @@
 """A human at a terminal as a :class:`~tarot_p2p.net.runner.Policy`: plain prompts.
 
-Why so plain: it is the smallest client that lets a person play a networked game (and a
-reference for richer ones): the hand sorted by suit, every legal choice numbered, the
-other players' moves as they happen, the score sheet after each hand. Input is read in a
+Why so plain: it is the smallest client that lets a person play a networked game, for
+those who prefer a terminal or have no browser. It tells the same story as the page
+(:mod:`tarot_p2p.ui.view` computes the partner and the score detail for both): the
+contract and taker above every question, who played which card in each trick, the last
+trick on demand (``l``), the partner as soon as this seat may know him, suit symbols
+(in colour on a colour terminal), cards typed by name (``KH``, ``K♥``, ``T21``, ``EX``)
+as well as by number, the écart in one line with a confirmation. Input is read in a
 worker thread so the connection keeps being served while the player thinks.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 import trio
 
-from tarot_p2p.net.runner import Decision, ecart_by_steps
+from tarot_p2p.net.runner import Decision, Ecart
 from tarot_p2p.protocol.peer import Dealt, Peer, PeerEvent
 from tarot_p2p.protocol.table import ChienShown, EngineAction, HandEnded, Phase, SeatsDrawn
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import SUIT_OF, CardSet, card_name, cards_of
+from tarot_p2p.rules.cards import (
+    EXCUSE,
+    RANK_OF,
+    SUIT_OF,
+    TRUMP_MASK,
+    TRUMP_SUIT,
+    Card,
+    CardSet,
+    card_name,
+    mask_of,
+    parse_card,
+)
 from tarot_p2p.rules.deal import chien_size
-from tarot_p2p.rules.state import State
+from tarot_p2p.rules.state import IllegalAction, State
+from tarot_p2p.ui.i18n import Words
+from tarot_p2p.ui.view import (
+    CONTRACT_KEYS,
+    Notice,
+    Story,
+    action_label,
+    notice_text,
+    partner_text,
+    sorted_cards,
+)
 
-_GROUPS = (("spades", 0), ("hearts", 1), ("diamonds", 2), ("clubs", 3), ("trumps", 4))
+SYMBOLS: Final = ("♠", "♥", "♦", "♣")
+_FACES: Final = {11: "J", 12: "C", 13: "Q", 14: "K"}
+_RED: Final = "\x1b[31m"
+_RESET: Final = "\x1b[0m"
+NOTICE_EVERY: Final = 15.0
+"""Seconds between two repeats of the same waiting notice."""
 
 
-def describe_hand(cards: CardSet) -> str:
-    """The cards grouped by suit, then trumps and the Excuse, each group ascending."""
-    parts = []
-    for label, suit in _GROUPS:
-        group = [card_name(c) for c in cards_of(cards) if SUIT_OF[c] == suit]
-        if group:
-            parts.append(f"{label}: {' '.join(group)}")
-    if any(SUIT_OF[c] == -1 for c in cards_of(cards)):
-        parts.append("Excuse")
-    return "; ".join(parts) or "(none)"
+def card_text(c: Card, colour: bool = False) -> str:
+    """``K♥``, ``10♠``, ``T21``, ``Excuse``; hearts and diamonds red when ``colour``."""
+    if c == EXCUSE:
+        return "Excuse"
+    if SUIT_OF[c] == TRUMP_SUIT:
+        return f"T{RANK_OF[c]}"
+    rank = RANK_OF[c]
+    text = f"{_FACES.get(rank, str(rank))}{SYMBOLS[SUIT_OF[c]]}"
+    return f"{_RED}{text}{_RESET}" if colour and SUIT_OF[c] in (1, 2) else text
+
+
+def describe_hand(cards: CardSet, colour: bool = False) -> str:
+    """The cards grouped by suit (colours alternating), then trumps and the Excuse."""
+    groups: dict[int, list[str]] = {}
+    for c in sorted_cards(cards):
+        groups.setdefault(SUIT_OF[c] if c != EXCUSE else TRUMP_SUIT, []).append(
+            card_text(c, colour)
+        )
+    return "  ".join(" ".join(g) for g in groups.values()) or "(none)"
+
+
+def read_card(token: str) -> Card:
+    """A card typed by name: ``KH``, ``kh``, ``K♥``, ``10S``, ``T21``, ``EX``, ``Excuse``."""
+    text = token.strip().upper()
+    for letter, symbol in zip("SHDC", SYMBOLS, strict=True):
+        text = text.replace(symbol, letter)
+    if text == "EXCUSE":
+        text = "EX"
+    return parse_card(text)
+
+
+def _colour_terminal() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
 class TerminalPolicy:
-    """Asks the player at the terminal; prints what the other seats do."""
+    """Asks the player at the terminal; tells what the other seats do."""
 
     def __init__(
         self,
         ask: Callable[[str], str] = input,
         say: Callable[[str], None] = print,
+        colour: bool | None = None,
     ) -> None:
         self._ask = ask
         self._say = say
+        self.colour = _colour_terminal() if colour is None else colour
+        self.words = Words("en")
+        self.story = Story(self.words)
         self._tricks_told = (0, 0)
-        """(hand, number of its tricks already announced)."""
+        """(hand, number of its tricks already told)."""
+        self._partner_told = 0
+        self._last_notice: tuple[str, int | None, float] | None = None
 
-    async def _choose(self, title: str, options: Sequence[str]) -> int:
+    def _card(self, c: Card) -> str:
+        return card_text(c, self.colour)
+
+    async def _read(self, prompt: str) -> str:
+        try:
+            # Abandoned on cancel (the runner's decision timeout, Ctrl-C): a thread
+            # blocked in input() cannot be interrupted, and must not hold the seat.
+            return await trio.to_thread.run_sync(self._ask, prompt, abandon_on_cancel=True)
+        except EOFError:
+            raise KeyboardInterrupt from None
+
+    async def _choose(
+        self, peer: Peer, title: str, options: Sequence[str], cards: dict[Card, int]
+    ) -> int:
+        """The index of the option chosen by number, by card name or by its words."""
         self._say(title)
         for i, text in enumerate(options, 1):
             self._say(f"  {i:2d}. {text}")
         while True:
-            try:
-                # Abandoned on cancel (the runner's decision timeout, Ctrl-C): a thread
-                # blocked in input() cannot be interrupted, and must not hold the seat.
-                reply = await trio.to_thread.run_sync(
-                    self._ask, f"choice [1-{len(options)}]: ", abandon_on_cancel=True
-                )
-            except EOFError:
-                raise KeyboardInterrupt from None
-            if reply.strip().isdigit() and 1 <= int(reply) <= len(options):
+            reply = (await self._read(f"choice [1-{len(options)}, l: last trick]: ")).strip()
+            if reply.isdigit() and 1 <= int(reply) <= len(options):
                 return int(reply) - 1
-            self._say(f"type a number from 1 to {len(options)}")
+            if reply.lower() in ("l", "last"):
+                self._say(self._last_trick(peer))
+                continue
+            by_words = [i for i, text in enumerate(options) if text.casefold() == reply.casefold()]
+            if by_words:
+                return by_words[0]
+            try:
+                card = read_card(reply)
+            except ValueError:
+                card = -1
+            if card in cards:
+                return cards[card]
+            self._say(
+                f"type a number from 1 to {len(options)}"
+                + (", or a card such as KH or T21" if cards else "")
+            )
+
+    # ------------------------------------------------------------------ decisions
 
     async def decide(self, peer: Peer, refused: str | None) -> Decision:
         if refused:
@@ -72,52 +159,208 @@ class TerminalPolicy:
         seat = peer.seat
         assert state is not None and seat is not None
         obs = state.observation(seat)
-        self._say(f"\nYour hand: {describe_hand(obs.hand)}")
+        self._say(f"\n{self._header(peer, state)}")
+        self._say(f"Your hand: {describe_hand(obs.hand, self.colour)}")
         if peer.hand.phase is Phase.ECART:
-            size = chien_size(peer.config)
-
-            async def discard(trial: State, k: int) -> a.Action:
-                legal = trial.legal_actions()
-                title = f"Écart: card {k + 1} of {size}"
-                return legal[await self._choose(title, [str(d) for d in legal])]
-
-            return await ecart_by_steps(peer, discard)
+            return await self._ecart(peer, state)
         if obs.trick:
-            names = peer.names
             played = ", ".join(
-                f"{names[s]} {card_name(c)}"
+                f"{peer.names[s]} {self._card(c)}"
                 for s, c in zip(obs.trick_seats, obs.trick, strict=True)
             )
             self._say(f"Trick so far: {played}")
         legal = peer.legal_actions()
-        pick = await self._choose(f"{peer.hand.phase.value}: your move", [str(x) for x in legal])
+        cards = {act.card: i for i, act in enumerate(legal) if isinstance(act, a.Play | a.CallCard)}
+        labels = [self._label(peer, act) for act in legal]
+        pick = await self._choose(peer, "Your move:", labels, cards)
         return legal[pick]
 
+    def _label(self, peer: Peer, act: a.Action) -> str:
+        if isinstance(act, a.Play):
+            return self._card(act.card)
+        if isinstance(act, a.CallCard):
+            return f"call {self._card(act.card)}"
+        if isinstance(act, a.Poignee):
+            shown = " ".join(self._card(c) for c in sorted_cards(act.cards))
+            return f"{action_label(self.words, peer, act)}: {shown}"
+        return action_label(self.words, peer, act)
+
+    def _header(self, peer: Peer, state: State) -> str:
+        """Deal, contract and taker, king called and partner: always above a question."""
+        seat = peer.seat
+        assert seat is not None
+        obs = state.observation(seat)
+        parts = [f"Deal {peer.hand.hand}", f"{peer.names[peer.hand.dealer]} deals"]
+        if obs.taker is not None and obs.contract is not None:
+            parts.append(f"{peer.names[obs.taker]}: {self.words(CONTRACT_KEYS[obs.contract])}")
+        if obs.called_card is not None:
+            parts.append(f"king called {self._card(obs.called_card)}")
+            parts.append(
+                partner_text(self.words, peer, obs) if obs.partner_known else "partner unknown"
+            )
+        return "— " + " · ".join(parts) + " —"
+
+    async def _ecart(self, peer: Peer, state: State) -> Ecart:
+        """The écart typed in one line (numbers or names), checked, then confirmed."""
+        size = chien_size(peer.config)
+        legal = mask_of(act.card for act in state.legal_actions() if isinstance(act, a.Discard))
+        allowed = sorted_cards(legal)  # plain cards first, then the trumps allowed
+        self._say(
+            f"Écart: put {size} cards aside. No king and no oudler; a trump only when you have "
+            "nothing else to put aside, and it is shown to everyone."
+        )
+        self._say("  " + "  ".join(f"{i}.{self._card(c)}" for i, c in enumerate(allowed, 1)))
+        while True:
+            reply = await self._read(f"écart, {size} cards (numbers or names, e.g. 1 2 3 4 5 6): ")
+            chosen = self._read_ecart(reply, allowed, size)
+            if isinstance(chosen, str):
+                self._say(chosen)
+                continue
+            problem = _try_ecart(state, chosen)
+            if problem:
+                self._say(problem)
+                continue
+            shown = " ".join(self._card(c) for c in sorted_cards(mask_of(chosen)))
+            answer = await self._read(f"put aside {shown}? [y/n]: ")
+            if answer.strip().lower() in ("y", "yes", "o", "oui"):
+                return Ecart(mask_of(chosen))
+
+    def _read_ecart(self, reply: str, allowed: list[Card], size: int) -> list[Card] | str:
+        """The cards typed, or what is wrong with them in plain words."""
+        chosen: list[Card] = []
+        for token in reply.replace(",", " ").split():
+            if token.isdigit():
+                if not 1 <= int(token) <= len(allowed):
+                    return f"{token} is not a number from the list (1 to {len(allowed)})"
+                chosen.append(allowed[int(token) - 1])
+                continue
+            try:
+                chosen.append(read_card(token))
+            except ValueError:
+                return f"{token} is not a card (type KH, K♥, 10S, T5... or a number)"
+        if len(set(chosen)) != len(chosen):
+            return "a card is named twice"
+        if len(chosen) != size:
+            return f"type {size} cards, not {len(chosen)}"
+        return chosen
+
+    # ------------------------------------------------------------------ what happens
+
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        if self.story.notice is not None:
+            self.story.notice = None
+        self.story.record(peer, events)
         names = peer.names
         for event in events:
             if isinstance(event, SeatsDrawn):
                 order = ", ".join(peer.table.setup.names[m] for m in event.seating)
                 self._say(f"Seats drawn, in playing order: {order}. {names[0]} deals first.")
             elif isinstance(event, Dealt):
-                self._say(f"\nHand {peer.hand.hand}. Your cards: {describe_hand(event.cards)}")
+                cards = describe_hand(event.cards, self.colour)
+                self._say(f"\nDeal {peer.hand.hand}. Your cards: {cards}")
             elif isinstance(event, ChienShown):
-                self._say(f"Chien: {describe_hand(event.cards)}")
+                self._say(f"Chien: {describe_hand(event.cards, self.colour)}")
             elif isinstance(event, EngineAction) and event.seat != peer.seat:
-                self._say(f"{names[event.seat]}: {event.action}")
-            elif isinstance(event, HandEnded) and peer.sheet and not peer.sheet.is_over:
-                self._say(f"\nHand {event.hand} agreed.\n{peer.sheet.render()}\n")
+                self._tell(peer, event.seat, event.action)
+            elif isinstance(event, HandEnded):
+                self._tell_result()
+                if peer.sheet is not None and not peer.sheet.is_over:  # else the end says it
+                    self._say(f"\n{peer.sheet.render()}\n")
         self._tell_tricks(peer)
+        self._tell_partner(peer)
 
-    def _tell_tricks(self, peer: Peer) -> None:
-        """One line per finished trick: its cards and who takes it."""
+    def _tell(self, peer: Peer, seat: int, act: a.Action) -> None:
+        name = peer.names[seat]
+        if isinstance(act, a.Discard):
+            if act.card != a.HIDDEN:
+                self._say(f"{name} puts aside {self._card(act.card)} (a trump, shown)")
+        elif isinstance(act, a.Play):
+            self._say(f"{name} plays {self._card(act.card)}")
+        elif act != a.Go(False):  # the lead without an announcement says nothing new
+            self._say(f"{name}: {self._label(peer, act)}")
+
+    def _tell_result(self) -> None:
+        """The score detail of the deal just agreed (the page's panel, as lines)."""
+        result = self.story.result
+        if result is None:
+            return
+        self._say(f"\nDeal {result['hand']}: {result['title']}")
+        for row in result["rows"]:
+            self._say(f"  {row['label']}: {row['value']}")
+        scores = ", ".join(
+            f"{p['name']} {'+' if p['score'] > 0 else ''}{p['score']}" for p in result["players"]
+        )
+        self._say(f"  Scores: {scores}")
+
+    def _trick_line(self, peer: Peer, number: int) -> str:
+        view_trick = self._tricks(peer)[number - 1]
+        cards = ", ".join(f"{peer.names[s]} {self._card(c)}" for s, c in view_trick[1])
+        return f"Trick {number}: {cards} — {peer.names[view_trick[0]]} takes it"
+
+    def _tricks(self, peer: Peer) -> list[tuple[int, list[tuple[int, Card]]]]:
         engine = peer.hand.engine
         if engine is None:
-            return
+            return []
+        out = []
+        for trick in engine.tricks:
+            seats = [trick.leader]
+            while len(seats) < len(trick.cards):
+                seats.append(engine.next_seat[seats[-1]])
+            out.append((trick.winner, list(zip(seats, trick.cards, strict=True))))
+        return out
+
+    def _last_trick(self, peer: Peer) -> str:
+        tricks = self._tricks(peer)
+        return self._trick_line(peer, len(tricks)) if tricks else "no trick played yet"
+
+    def _tell_tricks(self, peer: Peer) -> None:
+        """One line per finished trick: who played which card, who takes it."""
         hand, told = self._tricks_told
         if hand != peer.hand.hand:
             told = 0
-        for number, trick in enumerate(engine.tricks[told:], told + 1):
-            cards = " ".join(card_name(c) for c in trick.cards)
-            self._say(f"Trick {number} ({cards}) to {peer.names[trick.winner]}")
-        self._tricks_told = (peer.hand.hand, len(engine.tricks))
+        count = len(self._tricks(peer))
+        for number in range(told + 1, count + 1):
+            self._say(self._trick_line(peer, number))
+        self._tricks_told = (peer.hand.hand, count)
+
+    def _tell_partner(self, peer: Peer) -> None:
+        state = peer.private_state()
+        if state is None or peer.seat is None or self._partner_told == peer.hand.hand:
+            return
+        obs = state.observation(peer.seat)
+        if obs.partner_known and obs.taker is not None and obs.called_card is not None:
+            self._partner_told = peer.hand.hand
+            self._say(partner_text(self.words, peer, obs))
+
+    async def notice(self, peer: Peer, notice: Any) -> None:
+        """A status of the table (a player slow to answer, reconnecting, back), told once
+        and then at most every :data:`NOTICE_EVERY` seconds while it lasts."""
+        now = time.monotonic()
+        key = (str(notice.kind), notice.seat)
+        last = self._last_notice
+        if last is not None and last[:2] == key and now - last[2] < NOTICE_EVERY:
+            return
+        self._last_notice = (*key, now)
+        note = Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
+        text = notice_text(self.words, peer, note)
+        if text:
+            self._say(text)
+
+
+def _try_ecart(state: State, chosen: list[Card]) -> str | None:
+    """What the rules say against this écart (``None``: it is legal). Plain cards first,
+    then trumps: the order the rule allows them in."""
+    trial = state.clone()
+    for card in sorted(chosen, key=lambda c: ((TRUMP_MASK >> c) & 1, c)):
+        try:
+            trial.apply_action(a.DISCARD[card])
+        except IllegalAction as exc:
+            return _ECART_RULES.get(exc.rule, f"{card_name(card)}: not allowed in the écart")
+    return None
+
+
+_ECART_RULES: Final = {
+    "ecart-king-oudler": "no king and no oudler in the écart",
+    "ecart-trump": "a trump goes to the écart only when nothing else can: put plain cards first",
+    "discard": "a card you do not hold cannot go to the écart",
+}

@@ -174,11 +174,24 @@ def _initial_deck(y: Point) -> Json:
     }
 
 
+REMASK_SEED = b"remask vector"
+DECK_SOURCE = (
+    "ciphertexts[i] is position positions[i] of the stand-in deck: the initial deck of "
+    "crypto_initial_deck.json (joint key Y of crypto_key_shares.json), position p re-masked "
+    "as remask(Y, ct, s_p) = (a + s_p*G, b + s_p*Y), s_p the (p+1)-th scalar() of "
+    "DeterministicRandom(remask_seed); remask_scalars gives s_p for the positions used"
+)
+
+
+def _remask_scalars() -> list[Scalar]:
+    rng = DeterministicRandom(REMASK_SEED)
+    return [rng.scalar() for _ in range(78)]
+
+
 def _shuffled_stand_in(y: Point) -> list[Ciphertext]:
     """The initial deck re-masked (not permuted) with scalars from a fixed seed: ciphertexts
     that look like a shuffled deck's, for the share vectors."""
-    rng = DeterministicRandom(b"remask vector")
-    return [remask(y, ct, rng.scalar()) for ct in initial_deck(y)]
+    return [remask(y, ct, s) for ct, s in zip(initial_deck(y), _remask_scalars(), strict=True)]
 
 
 def _decryption_shares(keys: _Keys, deck: list[Ciphertext]) -> Json:
@@ -204,6 +217,8 @@ def _decryption_shares(keys: _Keys, deck: list[Ciphertext]) -> Json:
                 "context": context_json(ctx),
                 "x": _hex_scalar(keys.secrets[seat]),
                 "y": _hex_point(keys.shares[seat].y),
+                "positions": positions,
+                "remask_scalars": [_hex_scalar(_remask_scalars()[p]) for p in positions],
                 "ciphertexts": [ct.to_bytes().hex() for ct in cts],
                 "shares": [_hex_point(s) for s in shares],
                 "weights": [w.to_bytes(17, "big").hex() for w in weights],
@@ -216,7 +231,10 @@ def _decryption_shares(keys: _Keys, deck: list[Ciphertext]) -> Json:
             }
         )
     return {
-        "description": "one batched DLEQ proof per case; k is the first draw of the seed",
+        "description": "one batched DLEQ proof per case; k is the first draw of the seed; "
+        "x and y are the seat's key share of crypto_key_shares.json",
+        "ciphertext_source": DECK_SOURCE,
+        "remask_seed": REMASK_SEED.hex(),
         "label": SHARE_LABEL.decode("ascii"),
         "weights_dst": "tarot-p2p/dleq-weights/v1",
         "weights_encoding": "each weight as 17 bytes big-endian (it can reach 2^128)",
@@ -232,15 +250,29 @@ def _opening(keys: _Keys, deck: list[Ciphertext]) -> Json:
         seed = f"opening seat {seat}".encode("ascii")
         ctx = ProofContext(table_id=TABLE_ID, hand=HAND, phase="play", seat=seat)
         shares, proof = prove_shares(keys.secrets[seat], [ct], ctx, DeterministicRandom(seed))
-        published.append({"seat": seat, "seed": seed.hex(), "context": context_json(ctx)})
+        published.append(
+            {
+                "seat": seat,
+                "seed": seed.hex(),
+                "x": _hex_scalar(keys.secrets[seat]),
+                "context": context_json(ctx),
+            }
+        )
         published[-1] |= {"share": _hex_point(shares[0]), "proof": proof.to_bytes().hex()}
     all_shares = [decryption_share(x, ct) for x in keys.secrets]
     card = recover_card(ct, all_shares)
     return {
         "description": (
             "ciphertext opened by every seat's share; to its owner the others' shares and "
-            "his own unpublished one suffice; card = lookup of b - sum(shares)"
+            "his own unpublished one suffice; card = lookup of b - sum(shares); x is each "
+            "seat's key share of crypto_key_shares.json; k is the first draw of the seed"
         ),
+        "ciphertext_source": DECK_SOURCE.replace("ciphertexts[i]", "ciphertext").replace(
+            "positions[i]", "position"
+        ),
+        "remask_seed": REMASK_SEED.hex(),
+        "position": position,
+        "remask_scalar": _hex_scalar(_remask_scalars()[position]),
         "ciphertext": ct.to_bytes().hex(),
         "owner": owner,
         "owner_private_share": _hex_point(all_shares[owner]),

@@ -44,7 +44,8 @@ def default_root() -> Path:
 class Ticket:
     """How to get back to a table: ``role`` is ``host`` or ``join``; ``code`` the long join
     code (of the hub, or of the relay with ``relay``); the host's own hub also keeps the
-    address it listened on; ``config`` the rules (hex of the canonical bytes)."""
+    address it listened on; ``config`` the rules (hex of the canonical bytes), for a host
+    that stopped before the set-up was sent."""
 
     role: str
     code: str
@@ -54,6 +55,9 @@ class Ticket:
     listen: str | None = None
     port: int | None = None
     config: str | None = None
+    bots: tuple[str, ...] = ()
+    """Names of the bots playing inside the host's program (their profiles are in the
+    host's)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +69,7 @@ class Ticket:
             "listen": self.listen,
             "port": self.port,
             "config": self.config,
+            "bots": list(self.bots),
         }
 
     @classmethod
@@ -79,6 +84,7 @@ class Ticket:
                 listen=data.get("listen"),
                 port=data.get("port"),
                 config=data.get("config"),
+                bots=tuple(str(n) for n in data.get("bots", ())),
             )
         except (KeyError, TypeError) as exc:
             raise ProfileError(f"a table ticket lacks {exc}") from None

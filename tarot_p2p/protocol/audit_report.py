@@ -57,7 +57,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
 from tarot_p2p.protocol.errors import ProtocolError, SeatViolation, UnattributedMessage
 from tarot_p2p.protocol.messages import POINT
-from tarot_p2p.protocol.peer import Peer, replay_file
+from tarot_p2p.protocol.peer import Peer, read_setup, replay_file
 from tarot_p2p.protocol.table import HandMachine, Phase
 from tarot_p2p.protocol.transcript import (
     FileFrames,
@@ -364,6 +364,9 @@ def audit_file(data: bytes) -> TranscriptReport:
         return TranscriptReport(Status.CORRUPT, unreadable, len(data), 0, 0)
     if not framing.records:
         return _unverified(data, framing, _end_failure(framing, None))
+    refused = _setup_refused(framing)
+    if refused is not None:
+        return _unverified(data, framing, refused)
     # The set-up record goes through replay_file itself: it alone knows how a file's first
     # record becomes an observer (roster, names and rules from the set-up, checked against
     # the header's binding). The other records then go one by one through that observer.
@@ -378,6 +381,42 @@ def audit_file(data: bytes) -> TranscriptReport:
     else:
         failure = run.feed() or _end_failure(framing, setup.observer)
     return _report(data, run, failure)
+
+
+def _setup_refused(framing: FileFrames) -> Failure | None:
+    """Why the set-up record is refused before the header's binding is compared, or
+    ``None``.
+
+    Its signature comes first (``wire.md`` §3.3): the key is the first of the roster its
+    own body holds, and nothing else of the body is read before the signature verifies.
+    So altered bytes read as what they are — nobody provably signed them — and not as a
+    bad configuration; a set-up that verifies but is refused is its host's violation."""
+    wire = framing.records[0]
+    unsigned = _record_ref(framing, 0, signed=False)
+    try:
+        env = open_envelope(wire, table_id=framing.table_id, roster=None)
+        roster = env.body.get("roster")
+        first = roster[0] if isinstance(roster, list) and roster else None
+        if (env.slot, env.seat, env.kind) != ((0, 0), 0, "table") or not isinstance(first, bytes):
+            raise UnattributedMessage("the first record is not a table set-up", wire)
+        host = Ed25519PublicKey.from_public_bytes(first)
+        open_envelope(wire, table_id=framing.table_id, roster={0: host})
+    except SeatViolation as exc:
+        return _host_violation(framing, exc.reason)
+    except (ProtocolError, ValueError) as exc:
+        reason = f"the set-up cannot be verified ({exc}): nobody provably signed it"
+        return Failure(Status.CORRUPT, reason, unsigned)
+    try:
+        config, keys, names = read_setup(wire, framing.table_id)
+        Peer(config, framing.table_id, keys, names)
+    except (ValueError, ProtocolError) as exc:
+        return _host_violation(framing, f"the set-up the host signed is refused: {exc}")
+    return None
+
+
+def _host_violation(framing: FileFrames, reason: str) -> Failure:
+    at = _record_ref(framing, 0, signed=True)
+    return Failure(Status.VIOLATION, reason, at, 0, (at,))
 
 
 def _unverified(data: bytes, framing: FileFrames, failure: Failure | None) -> TranscriptReport:

@@ -44,7 +44,8 @@ HIDDEN: Final = DECK_SIZE
 
 class MisereKind(enum.IntEnum):
     TRUMP = 1
-    """Misère d'atout: no trump and no Excuse."""
+    """Misère d'atout: no trump and no Excuse (for announcements the Excuse counts as a
+    trump, seed 000)."""
     HEAD = 2
     """Misère de tête: no face card (jack, knight, queen, king) and no oudler."""
 

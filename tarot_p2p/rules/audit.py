@@ -166,8 +166,8 @@ def _poignee_offence(
 
 
 def _misere_offence(kind: MisereKind, hand: set[int]) -> tuple[str, str] | None:
-    if kind is MisereKind.TRUMP and any(_is_trump(c) for c in hand):
-        return "misere-false", "announced misère d'atout holding a trump"
+    if kind is MisereKind.TRUMP and any(_is_trump(c) or c == _EXCUSE for c in hand):
+        return "misere-false", "announced misère d'atout holding a trump or the Excuse"
     if kind is MisereKind.HEAD and any(_is_face(c) or _is_oudler(c) for c in hand):
         return "misere-false", "announced misère de tête holding a face card or an oudler"
     return None

@@ -68,8 +68,9 @@ when the owner's side never takes a trick (its Excuse is then worth 4 points, as
 of a chelem made without it), so the two sides always hold 182 half-points. Played to the
 last trick outside a chelem it goes to the opposing side (or, variant, to the trick
 winner; in a misère deal, where there are no sides, to the trick winner). In a chelem it
-is never lost: led to the last trick by the side that took every other trick, it wins it,
-and the petit then counts au bout in the penultimate trick.
+is never lost: led to the last trick by the side that took every other trick, it wins it
+(:attr:`Trick.winner` is its player), and the petit then counts au bout in the
+penultimate trick as well as in the last.
 
 Petit chelem (variant): detected, never announced: a side that took every trick but at
 most three, without a chelem.
@@ -251,6 +252,8 @@ class Trick(NamedTuple):
     cards: tuple[int, ...]
     """In playing order, starting with the leader's card."""
     winner: int
+    """Who takes the trick: never the Excuse's player, except when the Excuse, led to the
+    last trick by a side that took every other trick, wins it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -814,12 +817,23 @@ class State:
             self.current = self.next_seat[seat]
             return
         winner = self._win_seat
+        if len(self.tricks) == self.game.tricks - 1 and self._excuse_closes_chelem(trick):
+            winner = self._trick_leader
         self.tricks.append(Trick(self._trick_leader, tuple(trick), winner))
         self._trick = []
         self._lead_suit = self._high_trump = self._win_card = self._win_seat = -1
         self._trick_leader = self.current = winner
         if len(self.tricks) == self.game.tricks:
             self.phase = _DONE
+
+    def _excuse_closes_chelem(self, last: list[int]) -> bool:
+        """The Excuse led to the last trick by a side that took every other trick wins it
+        (FFT: in a chelem the Excuse wins the last trick); there are no sides in a misère
+        deal."""
+        if last[0] != EXCUSE or self.taker is None:
+            return False
+        side = self._side(self._trick_leader)
+        return all(self._side(t.winner) is side for t in self.tricks)
 
     def _turn_up(self, seat: int, card: int) -> None:
         """``card`` leaves the top of one of ``seat``'s piles: the next card shows."""
@@ -944,8 +958,7 @@ class State:
         last = self.tricks[-1]
         petit_au_bout: Side | None = None
         if (1 << PETIT) & _trick_mask(last):
-            # The last trick goes to the side that wins it; the Excuse closing a chelem wins it.
-            petit_au_bout = chelem if excuse_closed else self._side(last.winner)
+            petit_au_bout = self._side(last.winner)
         elif excuse_closed and (1 << PETIT) & _trick_mask(self.tricks[-2]):
             petit_au_bout = self._side(self.tricks[-2].winner)
         petit_chelem: Side | None = None
@@ -991,14 +1004,7 @@ class State:
         adjust = [0] * n
         winners = [party(t.winner) for t in self.tricks]
         last = self.tricks[-1]
-        excuse_closed = False
-        if (
-            not misere_deal
-            and last.cards[0] == EXCUSE
-            and all(w == party(last.leader) for w in winners[:-1])
-        ):
-            winners[-1] = party(last.leader)
-            excuse_closed = True
+        excuse_closed = last.cards[0] == EXCUSE and last.winner == last.leader
         chelem = None if misere_deal or len(set(winners)) != 1 else Side(winners[0])
         for t, w in zip(self.tricks, winners, strict=True):
             piles[w] |= _trick_mask(t) & ~EXCUSE_MASK
@@ -1140,7 +1146,7 @@ def _is_petit_sec(hand: CardSet) -> bool:
 
 def _misere_holds(kind: MisereKind, hand: CardSet) -> bool:
     if kind is MisereKind.TRUMP:
-        return not hand & TRUMP_MASK  # the Excuse is not a trump (seed 002)
+        return not hand & _TRUMPS_OR_EXCUSE  # the Excuse counts as a trump here (seed 000)
     return not hand & (FACE_MASK | OUDLER_MASK)
 
 

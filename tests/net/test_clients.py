@@ -47,13 +47,20 @@ def test_first_legal_bot_refuses_a_bad_code(capsys: pytest.CaptureFixture[str]) 
     assert "error" in capsys.readouterr().err
 
 
+def answer(prompt: str) -> str:
+    """The first choice of every question; the écart's first six cards, confirmed."""
+    if prompt.startswith("écart"):
+        return "1 2 3 4 5 6"
+    return "y" if prompt.startswith("put aside") else "1"
+
+
 async def test_terminal_player_is_shown_the_hand_the_choices_and_every_trick(
     tmp_path: Path,
 ) -> None:
     """The human seat's prompts, answered "1" each time: the game goes through, and the
     player saw the hand, the numbered legal choices and who took each trick."""
     lines: list[str] = []
-    human = TerminalPolicy(ask=lambda prompt: "1", say=lines.append)
+    human = TerminalPolicy(ask=answer, say=lines.append)
 
     def policy(i: int, peers: list[Peer]) -> Policy:
         return human if i == 2 else BotPolicy(i)
@@ -64,6 +71,13 @@ async def test_terminal_player_is_shown_the_hand_the_choices_and_every_trick(
     assert_agreement(game)
     text = "\n".join(lines)
     assert "Your cards:" in text and "   1. " in text
-    # The seeded game is played out (not an all-pass deal): 24 tricks at three players.
-    told = [line for line in lines if re.match(r"Trick \d+ \(.*\) to P\d$", line)]
-    assert len(told) == 24 and told[-1].startswith("Trick 24 (")
+    # The seeded game is played out (not an all-pass deal): 24 tricks at three players,
+    # each told with who played which card and who took it.
+    told = [
+        line
+        for line in lines
+        if re.match(r"Trick \d+: (P\d \S+, ){2}P\d \S+ — P\d takes it$", line)
+    ]
+    assert len(told) == 24 and told[-1].startswith("Trick 24: ")
+    headers = [line.strip() for line in lines if line.strip().startswith("— Deal 1 · ")]
+    assert re.search(r"· P\d: (Prise|Garde|Garde sans|Garde contre)", headers[-1])

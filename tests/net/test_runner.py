@@ -393,6 +393,6 @@ async def test_demo_command_end_to_end(tmp_path: Path) -> None:
     assert result.returncode == 0, output
     assert "byte-identical transcripts and identical score sheets" in output
     assert "Agreed score sheet" in output and "demo succeeded" in output
-    transcripts = sorted(tmp_path.glob("*/tables/*/transcript.tp2p"))
+    transcripts = sorted(tmp_path.rglob("transcript.tp2p"))
     assert len(transcripts) == 3
     assert len({p.read_bytes() for p in transcripts}) == 1

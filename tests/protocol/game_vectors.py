@@ -36,7 +36,10 @@ from tarot_p2p.rules.actions import (
 from tarot_p2p.rules.audit import HandRecord, audit_hand
 from tarot_p2p.rules.cards import (
     DECK_SIZE,
+    EXCUSE,
     HALF_POINTS,
+    PETIT,
+    TRUMP_MASK,
     card_name,
     cards_of,
     mask_of,
@@ -54,7 +57,7 @@ from tarot_p2p.rules.config import (
 )
 from tarot_p2p.rules.deal import CHIEN, deal_cards, deal_pattern, pile_positions
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
-from tarot_p2p.rules.state import Phase, State, new_hand
+from tarot_p2p.rules.state import Phase, State, from_hands, new_hand
 
 VECTOR_DIR = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
 
@@ -184,8 +187,14 @@ class HandCase:
     chelem: bool = False
     announce: bool = False
     """Show the highest poignée offered before each first card."""
+    petit_chelem: bool = False
+    """The taker announces a petit chelem (variant)."""
     false_misere: int | None = None
     """A seat that announces a misère d'atout it does not hold, before its first card."""
+    cheat_on_trump_lead: int | None = None
+    """A seat that, at the first trump lead where it holds a trump and a suit card, plays
+    its lowest suit card; from then on it follows the suit, else trumps (its highest),
+    else plays its lowest card, and no engine checks it (it goes in the record)."""
     play: Chooser | None = None
     seed: int = 0
 
@@ -220,10 +229,61 @@ def chelem_order(state: State, legal: list[Action], rng: random.Random) -> Actio
     return Play(next(c for c in order if c in plays))
 
 
+def petit_last_order(state: State, legal: list[Action], rng: random.Random) -> Action:
+    """The taker leads his trumps, then his suit cards, the Excuse last; the others play
+    their highest legal card, keeping the petit for the end."""
+    plays = [a for a in legal if isinstance(a, Play)]
+    if state.current_player() == state.taker:
+        heads = [parse_card(f"{r}{s}") for s in "SH" for r in ("K", "Q", "C", "J", "10", "9", "8")]
+        order = [*(55 + n for n in range(21, 0, -1)), *heads, EXCUSE]
+        held = {a.card for a in plays}
+        return Play(next(c for c in order if c in held))
+    return max(plays, key=lambda a: (a.card != PETIT, a.card))
+
+
+def excuse_last(state: State, legal: list[Action], rng: random.Random) -> Action:
+    """A random legal card, the Excuse only when nothing else is left."""
+    plays = [a for a in legal if isinstance(a, Play)]
+    return rng.choice([a for a in plays if a.card != EXCUSE] or plays)
+
+
+def strongest(state: State, legal: list[Action], rng: random.Random) -> Action:
+    """The highest legal card: trumps by number, then suit cards by rank, the Excuse last."""
+    plays = [a for a in legal if isinstance(a, Play)]
+    return max(plays, key=lambda a: (a.card != EXCUSE, a.card >= 56, _rank(a.card)))
+
+
+def _rank(card: int) -> int:
+    return card if card >= 56 else card % 14
+
+
+def _cheater_card(state: State, held: int) -> Play:
+    """What the cheater of ``cheat_on_trump_lead`` plays once it has cheated."""
+    trick = [c for c in state.observation(state.current_player()).trick if c != EXCUSE]
+    mine = sorted(cards_of(held))
+    suit = [c for c in mine if trick and c < 56 and c // 14 == trick[0] // 14 and trick[0] < 56]
+    trumps = [c for c in mine if 56 <= c < EXCUSE]
+    if suit:
+        return Play(suit[0])
+    if trick and trumps:
+        return Play(trumps[-1])
+    return Play(mine[0])
+
+
 def play_hand(case: HandCase) -> tuple[list[Action], State]:
     """The case's actions, applied to a fully known state (except a false misère, which an
-    honest engine refuses: it goes in the record only, for the audit to find)."""
+    honest engine refuses: it goes in the record only, for the audit to find). With a
+    cheater, the state does not see the cheater's hand (it accepts his illegal card, as a
+    peer does, for the audit to find); a fully known shadow chooses his honest moves."""
+    shadow: State | None = None
     state = new_hand(case.config, case.dealer, case.deck)
+    cheater = case.cheat_on_trump_lead
+    if cheater is not None:
+        shadow = state
+        deal = deal_cards(case.config, case.dealer, case.deck)
+        hands = [None if s == cheater else h for s, h in enumerate(deal.hands)]
+        state = from_hands(case.config, case.dealer, hands, deal.chien)
+        held = deal.hands[cheater]
     rng = random.Random(case.seed)
     bids = list(case.bids)
     actions: list[Action] = []
@@ -231,12 +291,28 @@ def play_hand(case: HandCase) -> tuple[list[Action], State]:
     misered = False
     while not state.is_terminal():
         seat = state.current_player()
-        legal = state.legal_actions()
         action: Action
+        if seat == cheater and state.phase is Phase.PLAY:
+            trick = [c for c in state.observation(seat).trick if c != EXCUSE]
+            suits = [c for c in cards_of(held) if c < 56]
+            if shadow is not None and trick and trick[0] >= 56 and suits and held & TRUMP_MASK:
+                shadow = None  # the cheat: a suit card on a trump lead, holding trumps
+                action = Play(suits[0])
+            elif shadow is None:
+                action = _cheater_card(state, held)
+            else:
+                action = (case.play or random_card)(shadow, shadow.legal_actions(), rng)
+            held &= ~(1 << action.card)
+            state.apply_action(action)
+            if shadow is not None:
+                shadow.apply_action(action)
+            actions.append(action)
+            continue
+        legal = (shadow if seat == cheater and shadow is not None else state).legal_actions()
         if state.phase is Phase.BIDDING:
             action = legal[0] if legal == [PetitSec()] else Bid(bids.pop(0))
         elif state.phase is Phase.GO:
-            action = Go(case.chelem)
+            action = Go(case.chelem, case.petit_chelem)
         elif state.phase is Phase.CALL:
             # A card held by another seat, when there is one: the hand then has a partner.
             action = next(
@@ -260,6 +336,8 @@ def play_hand(case: HandCase) -> tuple[list[Action], State]:
                 action = (case.play or random_card)(state, legal, rng)
                 first_card_done.add(seat)
         state.apply_action(action)
+        if shadow is not None and shadow is not state:
+            shadow.apply_action(action)
         actions.append(action)
     return actions, state
 
@@ -434,7 +512,118 @@ def hand_cases() -> tuple[HandCase, ...]:
             bids=(2, 0),
             seed=8,
         ),
+        HandCase(
+            "three_chelem_petit_last",
+            "chelem closed by the Excuse with the petit in the last trick itself: seat 1 keeps "
+            "the petit to the end; the Excuse, led by the taker, wins that trick, so the petit "
+            "au bout goes to the attack (the side that wins the last trick)",
+            three,
+            2,
+            stacked(
+                three,
+                2,
+                {
+                    0: "EX " + " ".join(f"T{n}" for n in range(13, 22)) + " " + _heads("SH", 8),
+                    1: " ".join(f"T{n}" for n in range(1, 11)) + " " + _tails("SH", 7),
+                    2: _heads("D", 1) + " " + _tails("C", 10),
+                },
+            ),
+            bids=(4, 0, 0),
+            chelem=True,
+            play=petit_last_order,
+        ),
+        HandCase(
+            "four_excuse_last_trick",
+            "the Excuse played to the last trick outside a chelem by seat 0 (defence); the "
+            "defence wins that trick, yet the Excuse goes to the attack, whole (4.5 points), "
+            "with no half-point exchange, and no longer counts as the defence's oudler",
+            four,
+            0,
+            shuffled(902),
+            bids=(0, 2, 0, 0),
+            play=excuse_last,
+            seed=2,
+        ),
+        HandCase(
+            "four_excuse_last_trick_to_winner",
+            "the same hand under the variant excuse_last_trick = to_trick_winner: the Excuse "
+            "stays with the defence, which wins the last trick, again with no exchange",
+            TableConfig(players=4, excuse_last_trick=ExcuseLastTrick.TO_TRICK_WINNER),
+            0,
+            shuffled(902),
+            bids=(0, 2, 0, 0),
+            play=excuse_last,
+            seed=2,
+        ),
+        HandCase(
+            "four_misere_with_excuse",
+            "misère variant: seat 3 holds the Excuse and no trump and announces a misère "
+            "d'atout: for the announcements the Excuse counts as a trump, so the audit finds "
+            "misere-false and the defence loses the hand",
+            TableConfig(players=4, misere=True),
+            1,
+            stacked(
+                TableConfig(players=4),
+                1,
+                {3: "EX " + _tails("S", 10) + " " + _tails("H", 7)},
+            ),
+            bids=(1, 0, 0, 0),
+            false_misere=3,
+            seed=9,
+        ),
+        HandCase(
+            "four_poignee_with_excuse",
+            "seat 1 holds nine trumps and the Excuse: its simple poignée shows the Excuse in "
+            "place of a tenth trump (allowed: no trump of its hand stays unshown)",
+            four,
+            0,
+            stacked(
+                four,
+                0,
+                {1: "EX " + " ".join(f"T{n}" for n in range(2, 11)) + " " + _tails("C", 8)},
+            ),
+            bids=(0, 2, 0, 0),
+            announce=True,
+            seed=10,
+        ),
+        HandCase(
+            "four_petit_chelem",
+            "petit chelem variant: seat 1 takes a garde sans and announces a petit chelem; "
+            "the attack takes 15 of the 18 tricks: 300, not multiplied",
+            TableConfig(players=4, petit_chelem=True),
+            0,
+            stacked(
+                TableConfig(players=4, petit_chelem=True),
+                0,
+                {1: " ".join(f"T{n}" for n in range(8, 22)) + " KS 1S 1H 1D"},
+            ),
+            bids=(3, 0, 0, 0),
+            petit_chelem=True,
+            play=strongest,
+        ),
+        HandCase(
+            "four_must_trump_on_trump_lead",
+            "seat 3, holding trumps, plays a suit card on a trump lead: the offence is "
+            "must-trump (never revoke), found by the audit; the defence loses the hand",
+            four,
+            1,
+            shuffled(111),
+            bids=(2, 0, 0, 0),
+            cheat_on_trump_lead=3,
+            seed=11,
+        ),
     )
+
+
+def _heads(suits: str, lowest: int) -> str:
+    """Every card of ``suits`` from the king down to rank ``lowest``."""
+    ranks = ["K", "Q", "C", "J", *(str(r) for r in range(10, lowest - 1, -1))]
+    return " ".join(f"{r}{s}" for s in suits for r in ranks)
+
+
+def _tails(suits: str, highest: int) -> str:
+    """Every card of ``suits`` from rank 1 up to rank ``highest`` (at most 10)."""
+    return " ".join(f"{r}{s}" for s in suits for r in range(1, highest + 1))
 
 
 def hands_vector() -> dict[str, Any]:

@@ -1,88 +1,234 @@
-"""Generator of the table-protocol vector: a complete three-seat game, as a transcript file.
+"""Generator of the table-protocol vectors: whole tables, as transcript files.
 
-Run ``python -m tests.protocol.table_vectors`` to rewrite ``protocol/vectors/table_game_3.*``
-after a deliberate change of the protocol. The game is fully reproducible: fixed identity
-keys, each seat's randomness from ``DeterministicRandom(b"tarot-p2p vector seat <i>")``,
-deterministic Ed25519 signatures and bot choices. ``test_table_vectors.py`` regenerates it
-byte for byte and replays the stored file through an observer.
+Run ``python -m tests.protocol.table_vectors`` to rewrite ``protocol/vectors/table_*``
+after a deliberate change of the protocol. Every table is fully reproducible: fixed
+identity keys, each member's randomness from ``DeterministicRandom`` with the label the
+JSON file gives, deterministic Ed25519 signatures and bot choices.
+``test_table_vectors.py`` regenerates them byte for byte and replays the stored files
+through an observer.
 
-For implementers: ``table_game_3.tp2p`` is a transcript file (``wire.md`` §4.4) of the
-set-up, the seat draw and one garde at three seats; ``table_game_3.json`` gives its table id,
-binding, the drawn seating (the member at each seat), final digest, the message kinds in
-order and the agreed score sheet (by seat). A compatible
-peer accepts every record and reaches the same digest and scores.
+For implementers: each ``NAME.tp2p`` is a transcript file (``wire.md`` §4.4) and
+``NAME.json`` gives its identity seeds, the members' randomness labels, names,
+configuration, table id, binding, every draw of the seat draw, the drawn seating (the
+member at each seat), every message (slot, sender, kind), the final digest and, for a
+table whose game ended, the agreed score sheet (by seat); for a table that a cheat
+stopped, the record at which the replay stops (numbered from 1), the seat blamed and the
+records that prove it. A compatible peer accepts every record before it, reaches the same
+digest, seating and scores, and stops there, blaming the same seat.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.crypto.elgamal import Ciphertext
+from tarot_p2p.crypto.group import point_to_bytes, scalar_from_bytes
 from tarot_p2p.crypto.randomness import DeterministicRandom
-from tarot_p2p.protocol.envelope import open_envelope
-from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.crypto.shares import prove_shares
+from tarot_p2p.protocol.codec import decode
+from tarot_p2p.protocol.envelope import open_envelope, seal
+from tarot_p2p.protocol.messages import Ecart, dump_body, load_body
+from tarot_p2p.protocol.peer import CheatExposed, Peer
+from tarot_p2p.protocol.table import HandMachine, Phase
 from tarot_p2p.protocol.transcript import file_header
-from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.cards import card_name
+from tarot_p2p.rules.config import AllPass, FivePlayerMode, GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import Bot
 
 VECTOR_DIR = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
-NAME = "table_game_3"
 
 
-def build() -> tuple[bytes, dict[str, Any]]:
-    config = TableConfig(players=3, game_end=GameEnd.DEALS, game_length=1)
-    seeds = [hashlib.sha256(b"tarot-p2p vector identity %d" % i).digest() for i in range(3)]
-    keys = [Ed25519PrivateKey.from_private_bytes(s) for s in seeds]
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """One table: who sits, with which randomness, how the bots play, where it stops."""
+
+    name: str
+    config: TableConfig
+    names: tuple[str, ...]
+    rng_label: bytes
+    """Member ``i``'s randomness is ``DeterministicRandom(rng_label % i)``."""
+    bot: Bot
+    until_seated: bool = False
+    """Stop after hand 0 (the set-up and the seat draw)."""
+    cheat: bool = False
+    """The taker shows a discarded suit card as a trump; a later message exposes him."""
+
+
+def _one_deal(players: int, **options: Any) -> TableConfig:
+    return TableConfig(players=players, game_end=GameEnd.DEALS, game_length=1, **options)
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "table_game_3",
+        _one_deal(3),
+        ("Ana", "Ben", "Cleo"),
+        b"tarot-p2p vector seat %d",
+        Bot(contract=Contract.GARDE, seed=2026),
+    ),
+    Scenario(
+        "table_draw_excuse",
+        _one_deal(3),
+        ("Ana", "Ben", "Cleo"),
+        b"tarot-p2p vector draw 2 seat %d",
+        Bot(),
+        until_seated=True,
+    ),
+    Scenario(
+        "table_dead_hand_5",
+        _one_deal(5, five_player_mode=FivePlayerMode.DEAD_HAND),
+        ("Ana", "Ben", "Cleo", "Dan", "Eva"),
+        b"tarot-p2p vector dead hand seat %d",
+        Bot(contract=Contract.GARDE, seed=5),
+    ),
+    Scenario(
+        "table_misere_deal_4",
+        _one_deal(4, all_pass=AllPass.MISERE_DEAL),
+        ("Ana", "Ben", "Cleo", "Dan"),
+        b"tarot-p2p vector misere deal seat %d",
+        Bot(contract=0, seed=4),
+    ),
+    Scenario(
+        "table_cheat_exposed_4",
+        _one_deal(4),
+        ("Ana", "Ben", "Cleo", "Dan"),
+        b"tarot-p2p vector cheat seat %d",
+        Bot(contract=Contract.GARDE, seed=11),
+        cheat=True,
+    ),
+)
+TABLE_ID = hashlib.sha256(b"tarot-p2p vector table").digest()
+NAME = SCENARIOS[0].name
+"""The complete game (set-up, seat draw, one garde) that the audit tests read."""
+
+
+def identity_seed(member: int) -> bytes:
+    return hashlib.sha256(b"tarot-p2p vector identity %d" % member).digest()
+
+
+def _lying_ecart(taker: Peer, keys: list[Ed25519PrivateKey]) -> bytes:
+    """The taker's écart with one discarded suit card listed among the shown trumps."""
+    legal = [x.card for x in taker.legal_actions() if isinstance(x, a.Discard)]
+    size = len(taker.hand.chien_slots)
+    wire = taker.discard(sum(1 << c for c in legal[:size]))
+    env = open_envelope(wire, table_id=TABLE_ID, roster=None)
+    honest = load_body("ecart", env.body)
+    assert isinstance(honest, Ecart)
+    lie = next(j for j in honest.discard if j not in honest.trumps)
+    trumps = tuple(sorted({*honest.trumps, lie}))
+    x = scalar_from_bytes(decode(taker.export_secrets())["x"])  # type: ignore[index, arg-type]
+    shown = [Ciphertext.from_bytes(honest.deck[66 * j : 66 * (j + 1)]) for j in trumps]
+    ctx = taker.hand.context("ecart", env.seat)
+    shares, proof = prove_shares(x, shown, ctx, DeterministicRandom(b"tarot-p2p vector liar"))
+    forged = dataclasses.replace(
+        honest, trumps=trumps, d=b"".join(map(point_to_bytes, shares)), dproof=proof.to_bytes()
+    )
+    assert taker.member is not None
+    return seal(
+        keys[taker.member],
+        table_id=TABLE_ID,
+        hand=env.hand,
+        seq=env.seq,
+        seat=env.seat,
+        prev=env.prev,
+        kind="ecart",
+        body=dump_body(forged),
+    ).wire
+
+
+def play(scenario: Scenario) -> tuple[Peer, HandMachine, list[bytes], CheatExposed | None]:
+    """An observer's view, hand 0's machine, and every message of the table in order."""
+    config = scenario.config
+    keys = [Ed25519PrivateKey.from_private_bytes(identity_seed(i)) for i in range(config.seats)]
     roster = [k.public_key() for k in keys]
-    names = ["Ana", "Ben", "Cleo"]
-    table_id = hashlib.sha256(b"tarot-p2p vector table").digest()
     peers = [
         Peer(
             config,
-            table_id,
+            TABLE_ID,
             roster,
-            names,
+            list(scenario.names),
             seat=i,
             identity=keys[i],
-            rng=DeterministicRandom(b"tarot-p2p vector seat %d" % i),
+            rng=DeterministicRandom(scenario.rng_label % i),
         )
-        for i in range(3)
+        for i in range(config.seats)
     ]
-    bot = Bot(contract=Contract.GARDE, seed=2026)
+    observer = Peer(config, TABLE_ID, roster, list(scenario.names))
+    hand0 = observer.hand
     wires: list[bytes] = []
-    while (sender := peers[0].expected_sender()) is not None:
-        peer = next(p for p in peers if p.seat == sender)
-        wire = peer.next_message() or bot.choose(peer)
+    exposed: CheatExposed | None = None
+    liar: Peer | None = None  # kept his honest écart: he is out of the story from then on
+
+    def deliver(sender: Peer, wire: bytes) -> None:
+        nonlocal exposed
         wires.append(wire)
-        for other in peers:
-            if other is not peer:
-                other.receive(wire)
-    data = file_header(table_id, peers[0].binding) + b"".join(
+        for other in (*peers, observer):
+            if other is not sender and other is not liar:
+                try:
+                    other.receive(wire)
+                except CheatExposed as exc:
+                    exposed = exc
+
+    while exposed is None and (sender := observer.expected_sender()) is not None:
+        if scenario.until_seated and observer.seating is not None:
+            break
+        peer = next(p for p in peers if p.seat == sender)
+        if scenario.cheat and peer.hand.phase is Phase.ECART:
+            liar = peer
+            deliver(peer, _lying_ecart(peer, keys))
+            continue
+        try:
+            wire = peer.next_message() or scenario.bot.choose(peer)
+        except CheatExposed as exc:  # our own shares expose the liar: still sent
+            assert exc.outgoing is not None
+            wire, exposed = exc.outgoing, exc
+        deliver(peer, wire)
+    return observer, hand0, wires, exposed
+
+
+def build(scenario: Scenario) -> tuple[bytes, dict[str, Any]]:
+    first, hand0, wires, exposed = play(scenario)
+    data = file_header(TABLE_ID, first.binding) + b"".join(
         len(w).to_bytes(4, "big") + w for w in wires
     )
-    sheet = peers[0].sheet
-    assert sheet is not None
-    meta = {
+    envelopes = [open_envelope(w, table_id=TABLE_ID, roster=None) for w in wires]
+    meta: dict[str, Any] = {
         "description": __doc__.split("\n\n")[2].replace("\n", " ").strip(),
-        "identity_seeds": [s.hex() for s in seeds],
-        "names": names,
-        "config": config.canonical_bytes().decode("ascii"),
-        "table_id": table_id.hex(),
-        "binding": peers[0].binding.hex(),
-        "seating": list(peers[0].seating or ()),
-        "final_digest": peers[0].transcript.head.hex(),
+        "identity_seeds": [identity_seed(i).hex() for i in range(scenario.config.seats)],
+        "randomness": [
+            (scenario.rng_label % i).decode("ascii") for i in range(scenario.config.seats)
+        ],
+        "names": list(scenario.names),
+        "config": scenario.config.canonical_bytes().decode("ascii"),
+        "table_id": TABLE_ID.hex(),
+        "binding": first.binding.hex(),
+        "draws": [[member, card_name(card)] for member, card in hand0.draws],
+        "seating": list(first.seating or ()),
         "messages": [
             f"{e.hand}.{e.seq} {'member' if e.hand == 0 else 'seat'} {e.seat} {e.kind}"
-            for e in (open_envelope(w, table_id=table_id, roster=None) for w in wires)
+            for e in envelopes
         ],
-        "sheet": sheet.to_dict(),
+        "final_digest": first.transcript.head.hex(),
     }
+    if exposed is not None:
+        meta["stops_at"] = {
+            "record": len(wires),
+            "blamed_seat": exposed.seat,
+            "reason": exposed.reason,
+            "evidence_records": [wires.index(w) + 1 for w in exposed.evidence],
+        }
+    elif first.sheet is not None and not scenario.until_seated:
+        meta["sheet"] = first.sheet.to_dict()
     return data, meta
 
 
@@ -91,10 +237,11 @@ def render(meta: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    data, meta = build()
-    (VECTOR_DIR / f"{NAME}.tp2p").write_bytes(data)
-    (VECTOR_DIR / f"{NAME}.json").write_text(render(meta), encoding="utf-8")
-    sys.stdout.write(f"wrote {NAME}.tp2p ({len(data)} bytes) and {NAME}.json\n")
+    for scenario in SCENARIOS:
+        data, meta = build(scenario)
+        (VECTOR_DIR / f"{scenario.name}.tp2p").write_bytes(data)
+        (VECTOR_DIR / f"{scenario.name}.json").write_text(render(meta), encoding="utf-8")
+        sys.stdout.write(f"wrote {scenario.name}.tp2p ({len(data)} bytes) and .json\n")
 
 
 if __name__ == "__main__":

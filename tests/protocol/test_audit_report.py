@@ -436,6 +436,37 @@ def test_a_set_up_that_does_not_match_the_header_is_corrupt(game: Game) -> None:
     assert report.failure.at.record == 1 and "binding" in report.failure.reason
 
 
+def test_a_flipped_byte_in_the_set_up_reads_as_a_bad_signature(game: Game) -> None:
+    """wire.md §3.3: the set-up's signature is checked (under its own roster's first key)
+    before its body is read, so a damaged configuration blames nobody."""
+    wires = list(game.table.wires)
+    setup = wires[0]
+    at = setup.index(b"players=4") + len(b"players=")
+    wires[0] = setup[:at] + b"7" + setup[at + 1 :]  # players=7: no such configuration
+    report = audit_file(game.file(wires))
+    assert report.status is Status.CORRUPT and report.verified == 0
+    failure = report.failure
+    assert failure is not None and failure.at is not None and failure.blamed is None
+    assert failure.at.record == 1 and "nobody provably signed" in failure.reason
+    assert "configuration" not in failure.reason
+
+
+def test_a_set_up_its_host_signed_but_the_protocol_refuses_blames_the_host(game: Game) -> None:
+    def bad_config(body: dict[str, Any]) -> None:
+        body["config"] = body["config"].replace(b"players=4", b"players=7")
+
+    wires = [game.forge(0, bad_config), *game.table.wires[1:]]
+    report = audit_file(game.file(wires))
+    assert report.status is Status.VIOLATION and report.exit_code == 1
+    failure = report.failure
+    assert failure is not None and failure.blamed == 0 and failure.at is not None
+    assert failure.at.record == 1 and failure.at.signed
+    assert [e.record for e in failure.evidence] == [1]
+    assert "players" in failure.reason
+    render(report)
+    json.dumps(to_json(report))
+
+
 @pytest.mark.parametrize("data", [b"", b"TP2PTRN", bytes(range(256)) * 3])
 def test_garbage_is_reported_not_raised(data: bytes) -> None:
     report = audit_file(data)

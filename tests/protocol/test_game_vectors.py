@@ -195,7 +195,10 @@ def test_hands_replay(case: dict[str, Any]) -> None:
         misere_deal = result["outcome"] is None
         set_aside = sum(spec_card(c)[1] for c in case["chien"]) if misere_deal else 0
         assert sum(result["half_points"]) == 182 - set_aside
-    for trick in result["tricks"]:
+    outcome = result["outcome"]
+    attack = {outcome["taker"], outcome["partner"]} if outcome else set()
+    tricks = result["tricks"]
+    for number, trick in enumerate(tricks, 1):
         n = len(trick["cards"])
         seat = trick["leader"]
         seats: list[int] = []
@@ -203,7 +206,20 @@ def test_hands_replay(case: dict[str, Any]) -> None:
             if seat != case["dealer"] or config.active_players == config.players:
                 seats.append(seat)
             seat = (seat + 1) % config.players
-        assert trick["winner"] == seats[trick_winner(trick["cards"])]
+        winner = seats[trick_winner(trick["cards"])]
+        # docs/rules.md §5: the Excuse led to the last trick by a side that took every other
+        # trick wins it (sides only where there is a taker).
+        side = trick["leader"] in attack
+        if (
+            outcome
+            and number == len(tricks)
+            and trick["cards"][0] == 77
+            and all((t["winner"] in attack) == side for t in tricks[:-1])
+        ):
+            winner = trick["leader"]
+        assert trick["winner"] == winner
+    if piles:
+        check_pile_play(case)
     record = HandRecord(
         config,
         case["dealer"],
@@ -218,3 +234,23 @@ def test_hands_replay(case: dict[str, Any]) -> None:
         [o["seat"], o["rule"], o["action_index"]] for o in result["offences"]
     ]
     assert result["next_dealer"] == (case["dealer"] + 1) % config.players
+
+
+def check_pile_play(case: dict[str, Any]) -> None:
+    """game.md §3.3 and docs/rules.md: a two-player seat plays from its hand or the top of
+    one of its piles (each listed bottom first); every card of the piles is played."""
+    hands = [set(h) for h in case["hands"]]
+    piles = [[list(p) for p in ps] for ps in case["piles"]]
+    plays = [a[1] for a in case["actions"] if a[0] == 7]
+    chien = set(case["chien"])
+    discards = {a[1] for a in case["actions"] if a[0] == 3}
+    taker_hand = next(s for s, h in enumerate(hands) if discards <= h | chien)
+    hands[taker_hand] = (hands[taker_hand] | chien) - discards
+    for card in plays:
+        tops = [{p[-1] for p in piles[s] if p} for s in range(2)]
+        seat = next(s for s in range(2) if card in hands[s] | tops[s])
+        if card in hands[seat]:
+            hands[seat].remove(card)
+        else:
+            next(p for p in piles[seat] if p and p[-1] == card).pop()
+    assert hands == [set(), set()] and piles == [[[]] * 6, [[]] * 6]

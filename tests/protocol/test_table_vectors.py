@@ -1,44 +1,108 @@
-"""The stored game vector is reproduced byte for byte and replays to its recorded result."""
+"""The stored table vectors are reproduced byte for byte and replay to their recorded result."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import replay_file
-from tests.protocol.table_vectors import NAME, VECTOR_DIR, build, render
+from tests.protocol.table_vectors import SCENARIOS, VECTOR_DIR, Scenario, build, render
 
-STORED = (VECTOR_DIR / f"{NAME}.tp2p").read_bytes()
-META = json.loads((VECTOR_DIR / f"{NAME}.json").read_text(encoding="utf-8"))
-
-
-def test_vector_is_reproduced_exactly() -> None:
-    data, meta = build()
-    assert data == STORED
-    assert render(meta) == (VECTOR_DIR / f"{NAME}.json").read_text(encoding="utf-8")
+NAMES = [s.name for s in SCENARIOS]
 
 
-def test_vector_replays_to_its_result() -> None:
-    replay = replay_file(STORED)
-    assert replay.error is None and replay.torn_tail == 0
-    assert replay.accepted == len(META["messages"])
-    assert replay.observer.transcript.head.hex() == META["final_digest"]
-    assert list(replay.observer.seating or ()) == META["seating"]
+def stored(name: str) -> tuple[bytes, dict[str, Any]]:
+    meta = json.loads((VECTOR_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    return (VECTOR_DIR / f"{name}.tp2p").read_bytes(), meta
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=NAMES)
+def test_vector_is_reproduced_exactly(scenario: Scenario) -> None:
+    data, meta = build(scenario)
+    assert (data, render(meta)) == (
+        stored(scenario.name)[0],
+        (VECTOR_DIR / f"{scenario.name}.json").read_text(encoding="utf-8"),
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_vector_replays_to_its_result(name: str) -> None:
+    data, meta = stored(name)
+    replay = replay_file(data)
+    assert replay.torn_tail == 0
+    assert replay.observer.transcript.head.hex() == meta["final_digest"]
+    assert list(replay.observer.seating or ()) == meta["seating"]
+    if "stops_at" in meta:
+        stop = meta["stops_at"]
+        assert isinstance(replay.error, SeatViolation)
+        assert replay.accepted + 1 == stop["record"] == len(meta["messages"])
+        assert replay.error.seat == stop["blamed_seat"] and replay.error.reason == stop["reason"]
+        records = list(file_records(data))
+        evidence = [records[i - 1] for i in stop["evidence_records"]]
+        assert list(replay.error.evidence) == evidence
+        return
+    assert replay.error is None and replay.accepted == len(meta["messages"])
     sheet = replay.observer.sheet
-    assert sheet is not None and sheet.to_dict() == META["sheet"]
+    if "sheet" in meta:
+        assert sheet is not None and sheet.to_dict() == meta["sheet"]
 
 
-def test_binding_independently() -> None:
-    def frame(x: bytes) -> bytes:
-        return len(x).to_bytes(4, "big") + x
+def file_records(data: bytes) -> list[bytes]:
+    """The records of a transcript file (wire.md §4.4), read without our code."""
+    out, at = [], 74
+    while at < len(data):
+        length = int.from_bytes(data[at : at + 4], "big")
+        out.append(data[at + 4 : at + 4 + length])
+        at += 4 + length
+    return out
 
+
+def frame(x: bytes) -> bytes:
+    return len(x).to_bytes(4, "big") + x
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_binding_independently(name: str) -> None:
+    data, meta = stored(name)
     keys = [
         Ed25519PrivateKey.from_private_bytes(bytes.fromhex(s)).public_key().public_bytes_raw()
-        for s in META["identity_seeds"]
+        for s in meta["identity_seeds"]
     ]
-    parts = [META["config"].encode("ascii"), *keys, *(n.encode() for n in META["names"])]
+    parts = [meta["config"].encode("ascii"), *keys, *(n.encode() for n in meta["names"])]
     h = hashlib.sha256(b"tarot-p2p/binding/v1\x00" + b"".join(frame(p) for p in parts))
-    assert h.hexdigest() == META["binding"]
-    assert STORED[42:74].hex() == META["binding"]
+    assert h.hexdigest() == meta["binding"] == data[42:74].hex()
+
+
+SUITS = "CDHS"  # table.md §4.2: on equal rank, clubs < diamonds < hearts < spades
+RANKS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"]
+
+
+def draw_rank(name: str) -> tuple[int, int, int]:
+    """The seat-draw order of table.md §4.2, from the card's short name alone."""
+    if name.startswith("T"):
+        return (1, int(name[1:]), 0)
+    return (0, RANKS.index(name[:-1]), SUITS.index(name[-1]))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_seating_follows_the_draw_independently(name: str) -> None:
+    """Each member's card is its last draw; the Excuse is redrawn from the next slot; the
+    members sorted by card, lowest first, take seats 0, 1, ..."""
+    _, meta = stored(name)
+    members = len(meta["names"])
+    draws = meta["draws"]
+    assert [m for m, _ in draws[:members]] == list(range(members))
+    redrawn = [m for m, card in draws[:members] if card == "EX"]
+    assert [m for m, _ in draws[members:]] == redrawn
+    last = {m: card for m, card in draws}
+    assert "EX" not in last.values()
+    assert sorted(range(members), key=lambda m: draw_rank(last[m])) == meta["seating"]
+    messages = meta["messages"]
+    draw_rounds = 2 if redrawn else 1
+    shares = [x for x in messages if x.startswith("0.") and x.endswith(" shares")]
+    assert len(shares) == draw_rounds * members  # every member sends in every draw round

@@ -10,6 +10,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.protocol.codec import SchemaError
+from tarot_p2p.protocol.messages import load_body
 from tests.protocol.wire_vectors import VECTOR_DIR, build, render
 
 BUILT = build()
@@ -40,6 +42,30 @@ def test_envelopes_independently() -> None:
         assert list(fields) == sorted(fields)  # the fixed form sorts keys
         assert fields["t"].hex() == case["table_id"] and fields["s"] == case["seat"]
         assert (fields["h"], fields["q"], fields["k"]) == (case["hand"], case["seq"], case["kind"])
+        assert from_data(case["body"]) == fields["b"]
+        assert bytes.fromhex(case["body_msgpack"]) in payload
+
+
+def from_data(data: object) -> object:
+    """The vectors' JSON form of a value, read back (``{"bin": hex}`` is a byte string)."""
+    if isinstance(data, dict):
+        if list(data) == ["bin"]:
+            return bytes.fromhex(data["bin"])
+        return {k: from_data(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [from_data(v) for v in data]
+    return data
+
+
+def test_score_body_range_is_both_ends_included() -> None:
+    """table.md §2: scores in [-2^31, 2^31], ends included; one past either end is refused."""
+    case = load("wire_envelope.json")["cases"][-1]  # type: ignore[index]
+    assert case["kind"] == "score"
+    assert case["body_msgpack"] == "81a673636f72657393ce80000000d28000000000"
+    load_body("score", from_data(case["body"]))  # type: ignore[arg-type]
+    for bad in (1 << 31) + 1, -(1 << 31) - 1:
+        with pytest.raises(SchemaError):
+            load_body("score", {"scores": [bad, 0, 0]})
 
 
 def test_transcript_independently() -> None:

@@ -21,6 +21,7 @@ from tarot_p2p.net.handshake import Initiator, Responder, prologue
 from tarot_p2p.net.joincode import FINGERPRINT_TAG, JoinCode, fingerprint, identity_bytes
 from tarot_p2p.net.link import LAST
 from tarot_p2p.net.noise import public_bytes
+from tarot_p2p.protocol.codec import Value, encode
 from tarot_p2p.protocol.envelope import SignedEnvelope, seal, signature_input
 from tarot_p2p.protocol.transcript import Transcript, file_header, file_record
 
@@ -41,7 +42,18 @@ def dh_key(label: str) -> X25519PrivateKey:
     return X25519PrivateKey.from_private_bytes(seed(label))
 
 
-def envelope_case(env: SignedEnvelope, label: str, body_note: str) -> dict[str, object]:
+def as_data(value: Value) -> object:
+    """A protocol value as JSON data: a byte string is ``{"bin": HEX}``, the rest as is."""
+    if isinstance(value, bytes):
+        return {"bin": value.hex()}
+    if isinstance(value, list):
+        return [as_data(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_data(v) for k, v in value.items()}
+    return value
+
+
+def envelope_case(env: SignedEnvelope, label: str) -> dict[str, object]:
     return {
         "identity_seed": seed(label).hex(),
         "identity_public": identity_bytes(identity(label).public_key()).hex(),
@@ -52,7 +64,8 @@ def envelope_case(env: SignedEnvelope, label: str, body_note: str) -> dict[str, 
         "seat": env.seat,
         "prev": env.prev.hex(),
         "kind": env.kind,
-        "body": body_note,
+        "body": as_data(env.body),
+        "body_msgpack": encode(env.body).hex(),
         "payload": env.payload.hex(),
         "signature_input": signature_input(env.payload).hex(),
         "signature": env.signature.hex(),
@@ -61,26 +74,20 @@ def envelope_case(env: SignedEnvelope, label: str, body_note: str) -> dict[str, 
 
 
 def envelope_vectors() -> dict[str, object]:
-    cases = [
-        (
-            "seat 2",
-            2,
-            (3, 17),
-            "play",
-            {"card": 21, "proof": bytes(range(32))},
-            "{'card': 21, 'proof': bytes 00 01 .. 1f}",
-        ),
+    cases: list[tuple[str, int, tuple[int, int], str, dict[str, Value]]] = [
+        ("seat 2", 2, (3, 17), "play", {"card": 21, "proof": bytes(range(32))}),
         (
             "seat 0",
             0,
             (0, 0),
             "table.open",
             {"name": "Chez Léa", "seats": [0, 1, 2, 3], "flag": True, "none": None, "neg": -300},
-            "{'name': 'Chez Léa', 'seats': [0, 1, 2, 3], 'flag': true, 'none': nil, 'neg': -300}",
         ),
+        # A real table.md message at both ends of its range: 2^31 is uint32 (ce), -2^31 int32 (d2).
+        ("seat 1", 1, (1, 60), "score", {"scores": [1 << 31, -(1 << 31), 0]}),
     ]
     out = []
-    for label, seat, (hand, seq), kind, body, note in cases:
+    for label, seat, (hand, seq), kind, body in cases:
         env = seal(
             identity(label),
             table_id=TABLE_ID,
@@ -91,12 +98,15 @@ def envelope_vectors() -> dict[str, object]:
             kind=kind,
             body=body,
         )
-        out.append(envelope_case(env, label, note))
+        out.append(envelope_case(env, label))
     return {
         "description": "Signed envelopes (protocol/wire.md, Envelopes). identity_seed is the "
         "Ed25519 private key (RFC 8032 seed); signature = Ed25519(signature_input), "
         "signature_input = 'tarot-p2p/envelope/v1' || 0x00 || payload; wire = msgpack "
-        "[bin payload, bin signature].",
+        "[bin payload, bin signature]. body is the payload's b as data: JSON, with a byte "
+        'string written {"bin": hex}; body_msgpack is its fixed-form encoding, as it sits in '
+        "the payload. The last case is a table.md score body at both ends of its range "
+        "[-2^31, 2^31].",
         "cases": out,
     }
 

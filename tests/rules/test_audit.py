@@ -132,6 +132,21 @@ def test_false_misere_is_found() -> None:
     assert report.outcome is not None and report.outcome.offender == 0
 
 
+def test_misere_d_atout_with_the_excuse_is_false() -> None:
+    """Seed 000: for the announcements the Excuse counts as a trump."""
+    config = TableConfig(misere=True)
+    no_trump = " ".join(f"T{n}" for n in range(1, 22))
+    hands, chien = build_deal(config, 3, {1: "EX"}, avoid={1: no_trump})
+    state = from_hands(config, 3, hands, chien)
+    to_play(state, taker=0)
+    at = len(state.history()) + 1  # after seat 0's lead, at seat 1's turn
+    play_out(state, first_card)
+    actions = state.history()
+    actions.insert(at, Misere(MisereKind.TRUMP))
+    report = audit_hand(HandRecord(config, 3, tuple(hands), chien, tuple(actions)))
+    assert [(o.seat, o.rule) for o in report.offences] == [(1, "misere-false")]
+
+
 def test_hidden_petit_sec_is_found() -> None:
     others = " ".join(f"T{n}" for n in range(2, 22)) + " EX"
     hands, chien = build_deal(FOUR, 3, {1: "T1"}, avoid={1: others})

@@ -359,21 +359,24 @@ def test_misere_announcements() -> None:
         off.apply_action(Misere(MisereKind.TRUMP))
 
 
-def test_misere_d_atout_may_hold_the_excuse() -> None:
-    """The Excuse is not a trump (seed 002 counts 21 trumps and the Excuse): a hand with the
-    Excuse and no trump is a misère d'atout; with a trump it is not."""
+def test_misere_d_atout_may_not_hold_the_excuse() -> None:
+    """For these announcements the Excuse counts as a trump (seed 000: "no tenga triunfos,
+    incluyendo la excusa"): a hand with the Excuse and no trump is no misère d'atout; the
+    same hand without the Excuse is one."""
     config = TableConfig(misere=True)
-    state = start(config, {1: "EX 1S"}, avoid={1: TRUMPS})
-    to_play(state, taker=0)
-    state.apply_action(state.legal_actions()[-1])
-    assert state.current_player() == 1
-    assert Misere(MisereKind.TRUMP) in state.legal_actions()
-    state.apply_action(Misere(MisereKind.TRUMP))
-    holder = start(config, {1: "EX T2"})
+    holder = start(config, {1: "EX 1S"}, avoid={1: TRUMPS})
     to_play(holder, taker=0)
     holder.apply_action(holder.legal_actions()[-1])
+    assert holder.current_player() == 1
+    assert Misere(MisereKind.TRUMP) not in holder.legal_actions()
     with pytest.raises(IllegalAction, match="misere-false"):
         holder.apply_action(Misere(MisereKind.TRUMP))
+    clean = start(config, {1: "1S"}, avoid={1: TRUMPS + " EX"})
+    to_play(clean, taker=0)
+    clean.apply_action(clean.legal_actions()[-1])
+    assert clean.current_player() == 1
+    assert Misere(MisereKind.TRUMP) in clean.legal_actions()
+    clean.apply_action(Misere(MisereKind.TRUMP))
 
 
 # ---------------------------------------------------------------- chelem, Excuse, petit au bout
@@ -404,6 +407,7 @@ def test_chelem_closed_by_the_excuse_and_petit_au_bout_penultimate() -> None:
     to_play(state, taker=0, chelem=True)
     play_out(state, _taker_high_first)
     assert state.tricks[-1].cards[0] == EXCUSE and state.tricks[-2].cards[0] == 56
+    assert state.tricks[-1].winner == 0
     outcome = state.outcome()
     assert outcome is not None
     assert outcome.chelem is Side.ATTACK and outcome.chelem_announced
@@ -438,6 +442,7 @@ def test_petit_in_the_last_trick_of_a_chelem_closed_by_the_excuse_goes_with_that
     play_out(state, _keep_the_petit_lead_suits)
     last = state.tricks[-1]
     assert last.cards[0] == EXCUSE and parse_card("T1") in last.cards
+    assert last.winner == last.leader  # the Excuse wins the trick it closes the chelem with
     outcome = state.outcome()
     assert outcome is not None and outcome.partner == 1
     assert outcome.chelem is Side.ATTACK

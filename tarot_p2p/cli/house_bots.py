@@ -1,0 +1,130 @@
+"""Bots that sit at a table inside the host's process (``host --bots N``, ``demo``).
+
+Why in-process: a player who wants a game against bots should not have to start one
+program per bot and paste the join code into each. A house bot is still a full peer: its
+own identity key, its own key shares and shuffles, its own transcript and score sheet;
+it joins through the hub's in-process link exactly as a remote player joins over TCP
+(join request, then the host's signed set-up), so nothing in the protocol knows it is
+local, and it learns nothing the hub does not relay to everyone.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, fingerprint
+from tarot_p2p.net.profile import Profile
+from tarot_p2p.net.runner import Outcome, Policy, Timeouts
+from tarot_p2p.net.session import host_table, join_table, play_seat, resume_seat
+from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.rules.config import TableConfig
+
+BOT_NAMES = ("Alice", "Bruno", "Chloé", "Denis", "Emma")
+"""House bots' names, in the order they sit down (a player may take one: see
+:func:`bot_names`)."""
+
+
+def bot_names(count: int, taken: str) -> list[str]:
+    """``count`` names for house bots, none equal to the player's own name ``taken``."""
+    free = [n for n in BOT_NAMES if n.casefold() != taken.casefold()]
+    if not 0 <= count <= len(free):
+        raise ValueError(f"between 0 and {len(free)} house bots")
+    return free[:count]
+
+
+async def house_bot(
+    hub: Hub, name: str, policy: Policy, profile: Profile, timeouts: Timeouts
+) -> Outcome:
+    """One bot seated through ``hub``'s in-process link, played to the end of the game.
+
+    Each bot has a profile of its own (under the host's), so that a host restarted after
+    a crash brings its bots back to their seats with their keys and secrets."""
+    identity = profile.identity()
+    files = profile.seat_files(hub.table_id, identity)
+    peer = resume_seat(files, identity)
+    link = hub.local_link()
+    try:
+        if peer is None:
+            peer, _ = await join_table(
+                link,
+                identity,
+                name,
+                hub.table_id,
+                hub_fingerprint=fingerprint(hub.identity.public_key()),
+                timeout=timeouts.lobby,
+            )
+        return await play_seat(peer, link, policy, profile.tables, identity, timeouts=timeouts)
+    finally:
+        await link.aclose()
+
+
+def bot_profile(root: Path, index: int) -> Profile:
+    """The profile of the host's ``index``-th house bot, inside the host's own folder."""
+    return Profile(root / "house-bots" / f"bot{index + 1}")
+
+
+def seat_house_bots(
+    nursery: trio.Nursery,
+    hub: Hub,
+    names: list[str],
+    make_policy: Callable[[int], Policy],
+    root: Path,
+    timeouts: Timeouts,
+    outcomes: list[Outcome] | None = None,
+) -> trio.Event:
+    """Start one :func:`house_bot` per name in ``nursery`` (bot ``i`` decides with
+    ``make_policy(i)`` and keeps its files in :func:`bot_profile` of ``root``); their
+    outcomes are appended to ``outcomes`` as they finish. The event returned is set once
+    they all have (so the host waits for them before leaving)."""
+    finished = trio.Event()
+    running = [len(names)]
+
+    async def run(index: int, name: str, policy: Policy) -> None:
+        try:
+            profile = bot_profile(root, index)
+            outcome = await house_bot(hub, name, policy, profile, timeouts)
+            if outcomes is not None:
+                outcomes.append(outcome)
+        finally:
+            running[0] -= 1
+            if not running[0]:
+                finished.set()
+
+    for i, name in enumerate(names):
+        nursery.start_soon(run, i, name, make_policy(i))
+    if not names:
+        finished.set()
+    return finished
+
+
+async def host_with_house_bots(
+    policy: Policy,
+    name: str,
+    config: TableConfig,
+    bots: list[str],
+    make_bot_policy: Callable[[int], Policy],
+    data_dir: Path,
+    timeouts: Timeouts,
+) -> tuple[Peer, Outcome, list[Outcome]]:
+    """A table whose every other seat is a house bot, on a hub of its own that no one
+    else can reach (the demo, tests, a quick game): the host's peer, its outcome and the
+    bots'. ``host --bots N`` mixes house bots with remote players on a listening hub."""
+    identity = Ed25519PrivateKey.generate()
+    table_id = secrets.token_bytes(TABLE_ID_LEN)
+    hub = Hub(identity, table_id, secrets.token_bytes(SECRET_LEN))
+    link = hub.local_link()
+    outcomes: list[Outcome] = []
+    try:
+        async with trio.open_nursery() as nursery:
+            seat_house_bots(nursery, hub, bots, make_bot_policy, data_dir, timeouts, outcomes)
+            peer = await host_table(link, identity, name, config, table_id, timeout=timeouts.lobby)
+            outcome = await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)
+    finally:
+        await link.aclose()
+    return peer, outcome, outcomes

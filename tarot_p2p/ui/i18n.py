@@ -1,0 +1,325 @@
+"""Every word the table page shows, in French and in English.
+
+Why here and not in the page's script: the words come with the game's facts (who took,
+which card, how many points), which Python knows; the page only places them. One table
+per language, the same keys in both (a test checks it), French by default when the
+system speaks French, since that is where most Tarot players are.
+"""
+
+from __future__ import annotations
+
+import locale
+import os
+from typing import Final
+
+from tarot_p2p.rules.cards import EXCUSE, RANK_OF, SUIT_OF, TRUMP_SUIT, Card
+
+LANGUAGES: Final = ("fr", "en")
+
+_FR: Final[dict[str, str]] = {
+    "title": "Tarot entre pairs",
+    "you": "vous",
+    "dealer": "donne",
+    "cards_left": "{n} cartes",
+    "last_trick": "Dernier pli",
+    "hide": "Masquer",
+    "tricks": "Plis",
+    "trick_line": "Pli {n} : {name}",
+    "undo": "Annuler",
+    "done": "Valider l'écart",
+    "leave": "Quitter la table",
+    "download": "Télécharger la transcription",
+    "sheet": "Feuille de marque",
+    "deal": "Donne",
+    "total": "Total",
+    "trust": "Confiance",
+    "score": "Résultat de la donne",
+    "chart": "Totaux au fil des donnes",
+    "connecting": "Connexion à votre pair…",
+    "disconnected": "La page n'est plus reliée à votre pair (programme arrêté ?).",
+    "draw": "Tirage des places…",
+    "dealing": "Donne {hand} : chaque joueur mélange le paquet masqué, preuve à l'appui…",
+    "waiting_table": "En attente des autres joueurs…",
+    "turn_of": "À {name} de jouer.",
+    "you_bid": "À vous de parler.",
+    "short_bid": "À vous de parler.",
+    "short_call": "À vous d'appeler un roi.",
+    "short_ecart": "À vous de faire l'écart.",
+    "short_go": "À vous d'entamer.",
+    "short_play": "À vous de jouer.",
+    "you_call": "Appelez un roi (le joueur qui l'a sera votre partenaire, en secret).",
+    "you_ecart": (
+        "Faites votre écart : choisissez {n} cartes. Ni roi ni bout ; un atout seulement "
+        "si vous ne pouvez pas faire autrement, et il sera montré."
+    ),
+    "ecart_chosen": "{k} sur {n} choisies.",
+    "ecart_trumps": "Vous devez écarter des atouts : ils seront montrés à tous.",
+    "you_go": "Avant d'entamer : annoncez-vous un chelem ?",
+    "you_play": "À vous de jouer.",
+    "you_announce": "Vous pouvez annoncer avant votre première carte.",
+    "go": "Jouer",
+    "go_chelem": "Annoncer un chelem",
+    "go_petit_chelem": "Annoncer un petit chelem",
+    "pass": "Passe",
+    "prise": "Prise",
+    "garde": "Garde",
+    "garde_sans": "Garde sans",
+    "garde_contre": "Garde contre",
+    "petit_sec": "Petit sec (la donne est annulée)",
+    "misere_trump": "Misère d'atout",
+    "misere_head": "Misère de tête",
+    "poignee": "{level} poignée ({n} atouts)",
+    "poignee_1": "Simple",
+    "poignee_2": "Double",
+    "poignee_3": "Triple",
+    "call": "Appeler {card}",
+    "contract": "{name} : {contract}",
+    "called": "Roi appelé : {card}",
+    "partner_is": "Partenaire : {name}",
+    "partner_you": "Vous êtes le partenaire de {taker} (vous avez {card}).",
+    "partner_unknown": "Partenaire inconnu",
+    "alone": "{name} joue seul",
+    "alone_you": "Vous jouez seul (vous avez appelé votre propre roi).",
+    "alone_short": "aucun (seul)",
+    "chien": "Chien",
+    "chien_of": "Chien : {cards}",
+    "ecart_shown": "Atouts écartés",
+    "bid_of": "{name} : {bid}",
+    "played": "{name} joue {card}",
+    "takes": "{name} remporte le pli {n}",
+    "chelem_announced": "{name} annonce un chelem",
+    "petit_chelem_announced": "{name} annonce un petit chelem",
+    "poignee_of": "{name} montre une poignée : {cards}",
+    "misere_of": "{name} annonce {kind}",
+    "petit_sec_of": "{name} a le petit sec : donne annulée",
+    "all_pass": "Tout le monde passe : donne annulée",
+    "seats_drawn": "Places tirées. {name} donne en premier.",
+    "hand_agreed": "Donne {hand} signée par tous.",
+    "refused": "Refusé : {reason}",
+    "game_over": "Partie terminée. Gagnant : {names}.",
+    "score_taker": "Preneur",
+    "score_contract": "Contrat",
+    "score_partner": "Partenaire",
+    "score_oudlers": "Bouts",
+    "score_points": "Points faits",
+    "score_needed": "Points demandés",
+    "score_result": "Résultat",
+    "made_by": "réussi de {n}",
+    "failed_by": "chuté de {n}",
+    "score_base": "Base (25 + écart) × contrat",
+    "score_petit": "Petit au bout",
+    "score_poignees": "Poignées",
+    "score_chelem": "Chelem",
+    "score_miseres": "Misères",
+    "score_offence": "Faute relevée par l'audit",
+    "score_hand": "Marque de la donne",
+    "nobody": "personne",
+    "attack": "attaque",
+    "defence": "défense",
+    "void_petit_sec": "Donne annulée (petit sec)",
+    "void_all_pass": "Donne annulée (tout le monde a passé)",
+    "misere_deal": "Donne de misère",
+    "trust_messages": "{n} messages reçus, chacun signé par son auteur et vérifié par votre pair.",
+    "trust_shuffle": "Paquet mélangé par chacun des {n} joueurs, chaque mélange prouvé.",
+    "trust_cards": "Chaque carte ouverte l'a été avec une preuve : personne n'a pu tricher.",
+    "trust_hands": "{n} donne(s) : marque vérifiée et signée par tous.",
+    "trust_none": "Rien à vérifier pour l'instant.",
+    "notice_waiting": "En attente de {name} ({time})",
+    "notice_reconnecting": "En attente de {name} (reconnexion, {time})",
+    "notice_absent": "{name} est absent ({time})",
+    "notice_resumed": "{name} est de retour",
+    "notice_connected": "{name} est connecté",
+    "someone": "un joueur",
+    "suit_0": "pique",
+    "suit_1": "cœur",
+    "suit_2": "carreau",
+    "suit_3": "trèfle",
+    "rank_1": "As",
+    "rank_11": "Valet",
+    "rank_12": "Cavalier",
+    "rank_13": "Dame",
+    "rank_14": "Roi",
+    "card_suit": "{rank} de {suit}",
+    "card_trump": "{n} d'atout",
+    "excuse": "Excuse",
+    "face_11": "V",
+    "face_12": "C",
+    "face_13": "D",
+    "face_14": "R",
+}
+
+_EN: Final[dict[str, str]] = {
+    "title": "Peer-to-peer Tarot",
+    "you": "you",
+    "dealer": "deals",
+    "cards_left": "{n} cards",
+    "last_trick": "Last trick",
+    "hide": "Hide",
+    "tricks": "Tricks",
+    "trick_line": "Trick {n}: {name}",
+    "undo": "Undo",
+    "done": "Confirm the écart",
+    "leave": "Leave the table",
+    "download": "Download the transcript",
+    "sheet": "Score sheet",
+    "deal": "Deal",
+    "total": "Total",
+    "trust": "Trust",
+    "score": "Result of the deal",
+    "chart": "Totals over the deals",
+    "connecting": "Connecting to your peer…",
+    "disconnected": "This page lost its peer (was the program stopped?).",
+    "draw": "Drawing the seats…",
+    "dealing": "Deal {hand}: every player shuffles the masked deck, with a proof…",
+    "waiting_table": "Waiting for the other players…",
+    "turn_of": "{name} to play.",
+    "you_bid": "Your bid.",
+    "short_bid": "Your bid.",
+    "short_call": "Call a king.",
+    "short_ecart": "Make your écart.",
+    "short_go": "Your lead.",
+    "short_play": "Your card.",
+    "you_call": "Call a king (whoever holds it is your partner, secretly).",
+    "you_ecart": (
+        "Make your écart: choose {n} cards. No king nor oudler; a trump only when nothing "
+        "else is left, and it will be shown."
+    ),
+    "ecart_chosen": "{k} of {n} chosen.",
+    "ecart_trumps": "You must discard trumps: they will be shown to everyone.",
+    "you_go": "Before the lead: do you announce a chelem?",
+    "you_play": "Your card.",
+    "you_announce": "You may announce before your first card.",
+    "go": "Play",
+    "go_chelem": "Announce a chelem",
+    "go_petit_chelem": "Announce a petit chelem",
+    "pass": "Pass",
+    "prise": "Prise",
+    "garde": "Garde",
+    "garde_sans": "Garde sans",
+    "garde_contre": "Garde contre",
+    "petit_sec": "Petit sec (the deal is void)",
+    "misere_trump": "Misère d'atout (no trump)",
+    "misere_head": "Misère de tête (no face card)",
+    "poignee": "{level} poignée ({n} trumps)",
+    "poignee_1": "Single",
+    "poignee_2": "Double",
+    "poignee_3": "Triple",
+    "call": "Call {card}",
+    "contract": "{name}: {contract}",
+    "called": "King called: {card}",
+    "partner_is": "Partner: {name}",
+    "partner_you": "You are {taker}'s partner (you hold {card}).",
+    "partner_unknown": "Partner unknown",
+    "alone": "{name} plays alone",
+    "alone_you": "You play alone (you called your own king).",
+    "alone_short": "none (alone)",
+    "chien": "Chien",
+    "chien_of": "Chien: {cards}",
+    "ecart_shown": "Trumps discarded",
+    "bid_of": "{name}: {bid}",
+    "played": "{name} plays {card}",
+    "takes": "{name} wins trick {n}",
+    "chelem_announced": "{name} announces a chelem",
+    "petit_chelem_announced": "{name} announces a petit chelem",
+    "poignee_of": "{name} shows a poignée: {cards}",
+    "misere_of": "{name} announces {kind}",
+    "petit_sec_of": "{name} has the petit sec: deal void",
+    "all_pass": "Everybody passed: deal void",
+    "seats_drawn": "Seats drawn. {name} deals first.",
+    "hand_agreed": "Deal {hand} signed by everyone.",
+    "refused": "Refused: {reason}",
+    "game_over": "Game over. Winner: {names}.",
+    "score_taker": "Taker",
+    "score_contract": "Contract",
+    "score_partner": "Partner",
+    "score_oudlers": "Oudlers",
+    "score_points": "Points made",
+    "score_needed": "Points needed",
+    "score_result": "Result",
+    "made_by": "made by {n}",
+    "failed_by": "failed by {n}",
+    "score_base": "Base (25 + difference) × contract",
+    "score_petit": "Petit au bout",
+    "score_poignees": "Poignées",
+    "score_chelem": "Chelem",
+    "score_miseres": "Misères",
+    "score_offence": "Offence found by the audit",
+    "score_hand": "Deal score",
+    "nobody": "nobody",
+    "attack": "attack",
+    "defence": "defence",
+    "void_petit_sec": "Deal void (petit sec)",
+    "void_all_pass": "Deal void (everybody passed)",
+    "misere_deal": "Misère deal",
+    "trust_messages": "{n} messages received, each signed by its sender and checked by your peer.",
+    "trust_shuffle": "Deck shuffled by each of the {n} players, every shuffle proven.",
+    "trust_cards": "Every card opened came with a proof: nobody could cheat.",
+    "trust_hands": "{n} deal(s): score checked and signed by everyone.",
+    "trust_none": "Nothing to check yet.",
+    "notice_waiting": "Waiting for {name} ({time})",
+    "notice_reconnecting": "Waiting for {name} (reconnecting, {time})",
+    "notice_absent": "{name} is away ({time})",
+    "notice_resumed": "{name} is back",
+    "notice_connected": "{name} is connected",
+    "someone": "a player",
+    "suit_0": "spades",
+    "suit_1": "hearts",
+    "suit_2": "diamonds",
+    "suit_3": "clubs",
+    "rank_1": "Ace",
+    "rank_11": "Jack",
+    "rank_12": "Knight",
+    "rank_13": "Queen",
+    "rank_14": "King",
+    "card_suit": "{rank} of {suit}",
+    "card_trump": "Trump {n}",
+    "excuse": "Excuse",
+    "face_11": "J",
+    "face_12": "C",
+    "face_13": "Q",
+    "face_14": "K",
+}
+
+TABLES: Final[dict[str, dict[str, str]]] = {"fr": _FR, "en": _EN}
+
+
+def system_language(environ: dict[str, str] | None = None) -> str:
+    """``fr`` when the system locale is French, else ``en``: the POSIX variables in their
+    order of precedence, then Python's idea of the locale."""
+    env = os.environ if environ is None else environ
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = env.get(var, "")
+        if value:
+            return "fr" if value.lower().startswith("fr") else "en"
+    if environ is None:
+        name = locale.getlocale()[0] or ""
+        if name.lower().startswith("fr"):
+            return "fr"
+    return "en"
+
+
+class Words:
+    """One language's words: ``words("key", name=...)``."""
+
+    def __init__(self, lang: str) -> None:
+        if lang not in TABLES:
+            raise ValueError(f"language is one of {', '.join(LANGUAGES)}")
+        self.lang = lang
+        self.table = TABLES[lang]
+
+    def __call__(self, key: str, **values: object) -> str:
+        return self.table[key].format(**values)
+
+    def card(self, c: Card) -> str:
+        """A card's full name: "Roi de cœur", "12 d'atout", "Excuse"."""
+        if c == EXCUSE:
+            return self("excuse")
+        if SUIT_OF[c] == TRUMP_SUIT:
+            return self("card_trump", n=RANK_OF[c])
+        rank = RANK_OF[c]
+        label = self.table.get(f"rank_{rank}", str(rank))
+        return self("card_suit", rank=label, suit=self(f"suit_{SUIT_OF[c]}"))
+
+    def clock(self, seconds: float) -> str:
+        whole = max(0, int(seconds))
+        return f"{whole // 60}:{whole % 60:02d}"

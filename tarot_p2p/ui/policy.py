@@ -1,0 +1,248 @@
+"""The player in the browser as a :class:`~tarot_p2p.net.runner.Policy`.
+
+Why a policy: the runner asks it for each decision and tells it every accepted message,
+exactly as it does a bot or the terminal; the page is only a view of this seat and a
+source of clicks. The peer stays the one thing that touches the network and the secrets;
+the page receives what :func:`~tarot_p2p.ui.view.build_view` computes for this seat.
+
+A click names the question it answers (``serial``), so a late click on an earlier
+question is ignored rather than taken for the current one. The écart is chosen card by
+card on a copy of the seat's engine, so the cards still allowed are always the engine's
+(no rule is repeated here), with an undo until the player confirms; the whole écart then
+goes to the peer at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import webbrowser
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, TypeVar
+
+import trio
+
+from tarot_p2p.net.runner import Decision, Ecart
+from tarot_p2p.protocol.peer import Peer, PeerEvent
+from tarot_p2p.protocol.table import Phase
+from tarot_p2p.protocol.transcript import file_header, file_record
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.cards import DECK_SIZE, mask_of
+from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.ui.cards import back_svg, card_svg
+from tarot_p2p.ui.i18n import LANGUAGES, Words, system_language
+from tarot_p2p.ui.server import PageServer
+from tarot_p2p.ui.view import Notice, Pending, Story, build_view
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+PAGE_LINGER: Final = 600.0
+"""Seconds the page stays served after the game, until the player leaves it."""
+LABELS: Final = (
+    "title",
+    "you",
+    "dealer",
+    "last_trick",
+    "hide",
+    "tricks",
+    "undo",
+    "done",
+    "leave",
+    "download",
+    "sheet",
+    "deal",
+    "total",
+    "trust",
+    "score",
+    "chart",
+    "connecting",
+    "disconnected",
+    "chien",
+    "ecart_shown",
+    "waiting_table",
+)
+"""Words the page places itself (buttons, headings)."""
+
+
+class BrowserPolicy:
+    """Decisions clicked in the page; see the module docstring."""
+
+    def __init__(self, lang: str | None = None) -> None:
+        self.words = Words(lang or system_language())
+        self.story = Story(self.words)
+        self.server = PageServer(self)
+        self.peer: Peer | None = None
+        self.pending: Pending | None = None
+        self._serial = 0
+        self._version = 0
+        self._text = json.dumps({"type": "view", "view": None})
+        self._changed = trio.Event()
+        self._inbox_in, self._inbox = trio.open_memory_channel[dict[str, Any]](64)
+        self.pages = 0
+        self.left = trio.Event()
+        """Set when the player leaves the table from the page, or closes it after the game."""
+
+    # ------------------------------------------------------------------ Policy
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        self.peer = peer
+        self.story.refused = refused
+        self._serial += 1
+        state = peer.private_state()
+        assert state is not None
+        if peer.hand.phase is Phase.ECART:
+            pending = Pending(self._serial, [], chien_size(peer.config), trial=state.clone())
+        else:
+            pending = Pending(self._serial, peer.legal_actions())
+        self.pending = pending
+        self.publish()
+        try:
+            while True:
+                message = await self._inbox.receive()
+                decision = self._answer(peer, pending, message)
+                if decision is not None:
+                    return decision
+                self.publish()
+        finally:
+            self.pending = None
+            self.story.refused = None
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        self.peer = peer
+        if self.story.notice is not None and self.story.notice.kind != "absent":
+            self.story.notice = None
+        self.story.record(peer, events)
+        self.publish()
+
+    async def notice(self, peer: Peer, notice: Any) -> None:
+        """The runner's status of the table (a player slow to answer, reconnecting...)."""
+        self.peer = peer
+        self.story.notice = Notice(
+            str(notice.kind), notice.seat, notice.name, float(notice.seconds)
+        )
+        self.publish()
+
+    # ------------------------------------------------------------------ the page's clicks
+
+    def _answer(self, peer: Peer, pending: Pending, message: dict[str, Any]) -> Decision | None:
+        """The decision a click makes, or ``None`` when it only changes the page."""
+        if message.get("serial") != pending.serial:
+            return None
+        kind = message.get("t")
+        if pending.ecart_size:
+            return self._ecart_click(peer, pending, kind, message.get("card"))
+        choice = message.get("id")
+        if kind == "act" and type(choice) is int and 0 <= choice < len(pending.actions):
+            return pending.actions[choice]
+        return None
+
+    def _ecart_click(
+        self, peer: Peer, pending: Pending, kind: object, card: object
+    ) -> Decision | None:
+        if kind == "done" and len(pending.ecart) == pending.ecart_size:
+            return Ecart(mask_of(pending.ecart))
+        if kind == "undo" and pending.ecart:
+            pending.ecart.pop()
+            state = peer.private_state()
+            assert state is not None
+            pending.trial = state.clone()
+            for chosen in pending.ecart:
+                pending.trial.apply_action(a.DISCARD[chosen])
+        elif kind == "card" and type(card) is int and 0 <= card < DECK_SIZE:
+            if not (pending.ecart_choices() >> card) & 1:
+                return None  # not allowed now: the page shows why
+            assert pending.trial is not None
+            pending.trial.apply_action(a.DISCARD[card])
+            pending.ecart.append(card)
+        return None
+
+    # ------------------------------------------------------------------ the server's Table
+
+    def hello(self) -> str:
+        lang = self.words.lang
+        return json.dumps(
+            {
+                "type": "hello",
+                "lang": lang,
+                "languages": list(LANGUAGES),
+                "labels": {k: self.words(k) for k in LABELS},
+                "cards": [card_svg(c, lang) for c in range(DECK_SIZE)],
+                "back": back_svg(),
+            }
+        )
+
+    def current(self) -> tuple[int, str]:
+        return self._version, self._text
+
+    async def changed(self, version: int) -> None:
+        while self._version == version:
+            await self._changed.wait()
+
+    def take(self, message: dict[str, Any]) -> None:
+        kind = message.get("t")
+        if kind == "leave":
+            self.left.set()
+        elif kind == "lang" and message.get("lang") in LANGUAGES:
+            self.words = Words(str(message["lang"]))
+            self.story.words = self.words
+            self.publish()
+        else:
+            try:
+                self._inbox_in.send_nowait(message)
+            except trio.WouldBlock:
+                log.info("page: too many clicks at once, one ignored")
+
+    def transcript(self) -> bytes:
+        peer = self.peer
+        if peer is None:
+            return b""
+        header = file_header(peer.table_id, peer.transcript.binding)
+        return header + b"".join(file_record(env) for env in peer.transcript)
+
+    def connected(self, delta: int) -> None:
+        self.pages += delta
+        if self.pages == 0 and self.peer is not None and self.peer.expected_sender() is None:
+            self.left.set()
+
+    # ------------------------------------------------------------------ publishing
+
+    def publish(self) -> None:
+        """Compute the view once and wake every page's sender."""
+        peer = self.peer
+        view = None if peer is None else build_view(peer, self.story, self.pending)
+        self._text = json.dumps({"type": "view", "view": view}, ensure_ascii=False)
+        self._version += 1
+        self._changed.set()
+        self._changed = trio.Event()
+
+
+async def play_in_browser(
+    policy: BrowserPolicy,
+    main: Callable[..., Awaitable[T]],
+    *args: object,
+    open_page: bool = True,
+) -> T:
+    """Serve ``policy``'s page (opening the browser on it) while ``main(*args)`` plays;
+    afterwards keep it until the player leaves it (at most :data:`PAGE_LINGER` s)."""
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(policy.server.serve)
+        print(f"your table: {url}", flush=True)
+        if open_page:
+            await trio.to_thread.run_sync(webbrowser.open, url)
+        result = await main(*args)
+        if policy.pages:  # the page shows the final sheet until the player leaves it
+            print("the game is over: leave the table in the page (or press Ctrl-C)", flush=True)
+            with trio.move_on_after(PAGE_LINGER):
+                await policy.left.wait()
+        nursery.cancel_scope.cancel()
+    return result
+
+
+def browser_available() -> bool:
+    """True when the ``webbrowser`` module can open a page on this machine."""
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True

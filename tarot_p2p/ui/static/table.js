@@ -1,0 +1,463 @@
+// The table page: places what the player's own peer sends, and sends back clicks.
+// No game rule lives here: legal cards, words and scores all come in the view.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  let hello = null;
+  let view = null;
+  let ws = null;
+  let leaving = false;
+  let showLast = false;
+  let sentSerial = -1;
+  let resultSeen = 0;
+  let noticeTimer = null;
+  let shownTrick = [];
+
+  const POSITIONS = {
+    3: ["bottom", "right", "left"],
+    4: ["bottom", "right", "top", "left"],
+    5: ["bottom", "right", "top-right", "top-left", "left"],
+  };
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = text;
+    return e;
+  }
+
+  function cardEl(c, extra) {
+    const d = el("div", "card" + (extra ? " " + extra : ""));
+    d.innerHTML = hello.cards[c];
+    d.dataset.card = String(c);
+    return d;
+  }
+
+  function position(seat) {
+    const n = view.players;
+    return POSITIONS[n][(seat - view.me + n) % n];
+  }
+
+  function send(message) {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+  }
+
+  function connect() {
+    const url = new URL("ws", location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(url);
+    ws = socket;
+    socket.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "hello") {
+        hello = message;
+        placeLabels();
+      } else if (message.type === "view" && hello) {
+        view = message.view;
+        if (view && view.lang !== hello.lang) {
+          socket.close();
+          return;
+        }
+        render();
+      }
+    };
+    socket.onclose = () => {
+      if (ws !== socket) return;
+      if (leaving) return;
+      if (hello && view && view.lang !== hello.lang) {
+        hello = null;
+        connect();
+        return;
+      }
+      document.body.classList.add("offline");
+      $("status").textContent = hello ? hello.labels.disconnected : "…";
+    };
+  }
+
+  function placeLabels() {
+    document.documentElement.lang = hello.lang;
+    document.title = hello.labels.title;
+    $("title").textContent = hello.labels.title;
+    for (const node of document.querySelectorAll("[data-label]")) {
+      node.textContent = hello.labels[node.dataset.label];
+    }
+    const langs = $("langs");
+    langs.replaceChildren();
+    for (const lang of hello.languages) {
+      const b = el("button", "lang" + (lang === hello.lang ? " current" : ""), lang.toUpperCase());
+      b.type = "button";
+      b.addEventListener("click", () => send({ t: "lang", lang }));
+      langs.append(b);
+    }
+    $("last-button").textContent = hello.labels.last_trick;
+    $("status").textContent = hello.labels.connecting;
+  }
+
+  // ---------------------------------------------------------------- rendering
+
+  function render() {
+    if (!view) {
+      $("status").textContent = hello.labels.waiting_table;
+      return;
+    }
+    $("status").textContent = view.status || "";
+    document.body.dataset.decision = view.decision ? String(view.decision.serial) : "";
+    renderNotice();
+    renderSeats();
+    renderCentre();
+    renderContract();
+    renderPrompt();
+    renderHand();
+    renderLast();
+    renderLog();
+    renderTricks();
+    renderResult();
+    renderSheet();
+    renderTrust();
+    renderOver();
+  }
+
+  function renderNotice() {
+    const box = $("notice");
+    const notice = view.notice;
+    clearTimeout(noticeTimer);
+    if (!notice && !view.refused) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    box.textContent = view.refused || notice.text;
+    box.className = notice ? "notice-" + notice.kind : "notice-refused";
+    if (notice && (notice.kind === "resumed" || notice.kind === "connected")) {
+      noticeTimer = setTimeout(() => { box.hidden = true; }, 4000);
+    }
+  }
+
+  function renderSeats() {
+    const seats = $("seats");
+    seats.replaceChildren();
+    if (view.me === null || view.me === undefined) return;
+    view.names.forEach((name, seat) => {
+      const box = el("div", "seat pos-" + position(seat));
+      box.dataset.seat = String(seat);
+      if (seat === view.turn) box.classList.add("turn");
+      if (seat === view.me) box.classList.add("me");
+      const head = el("div", "seat-name", name);
+      if (seat === view.me) head.append(el("span", "you", " (" + hello.labels.you + ")"));
+      box.append(head);
+      const badges = el("div", "badges");
+      if (seat === view.dealer) badges.append(el("span", "badge dealer", hello.labels.dealer));
+      const bid = view.bids && view.bids[String(seat)];
+      const contract = view.contract;
+      if (contract && contract.taker === seat) badges.append(el("span", "badge taker", bid));
+      else if (bid) badges.append(el("span", "badge bid", bid));
+      if (contract && contract.partner === seat && contract.partner !== contract.taker) {
+        badges.append(el("span", "badge partner", "★"));
+      }
+      box.append(badges);
+      if (seat !== view.me && view.counts) {
+        const fan = el("div", "backs");
+        const n = view.counts[seat] || 0;
+        for (let i = 0; i < Math.min(n, 8); i++) {
+          const b = el("div", "back");
+          b.innerHTML = hello.back;
+          fan.append(b);
+        }
+        fan.append(el("span", "count", String(n)));
+        box.append(fan);
+      }
+      const shown = (view.poignees || []).find((p) => p.seat === seat);
+      if (shown) {
+        const strip = el("div", "poignee");
+        for (const c of shown.cards) strip.append(cardEl(c, "mini"));
+        box.append(strip);
+      }
+      seats.append(box);
+    });
+  }
+
+  function renderCentre() {
+    const centre = $("centre");
+    centre.replaceChildren();
+    if (!view.trick) return;
+    const early = view.tricks.length === 0 && view.trick.length === 0;
+    if (early && view.chien && view.chien.length) {
+      const pile = el("div", "chien");
+      pile.append(el("div", "caption", hello.labels.chien));
+      const row = el("div", "row");
+      for (const c of view.chien) row.append(cardEl(c, "small"));
+      pile.append(row);
+      centre.append(pile);
+    }
+    if (early && view.ecart_shown && view.ecart_shown.length) {
+      const pile = el("div", "chien");
+      pile.append(el("div", "caption", hello.labels.ecart_shown));
+      const row = el("div", "row");
+      for (const c of view.ecart_shown) row.append(cardEl(c, "small"));
+      pile.append(row);
+      centre.append(pile);
+    }
+    const seen = new Set(shownTrick);
+    shownTrick = view.trick.map((p) => p.card);
+    for (const played of view.trick) {
+      const fresh = seen.has(played.card) ? "" : " fresh";
+      centre.append(cardEl(played.card, "played at-" + position(played.seat) + fresh));
+    }
+  }
+
+  function renderContract() {
+    const box = $("contract");
+    const contract = view.contract;
+    if (!contract) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    box.replaceChildren(el("div", "contract-main", contract.text));
+    if (contract.called_text) {
+      const called = el("div", "called", contract.called_text);
+      box.append(called);
+      box.append(el("div", "partner-text", contract.partner_text));
+    }
+  }
+
+  function renderPrompt() {
+    const box = $("prompt");
+    const decision = view.decision;
+    if (!decision || (decision.kind === "play" && decision.options.length === 0)) {
+      box.hidden = true;
+      box.replaceChildren();
+      return;
+    }
+    box.hidden = false;
+    box.replaceChildren(el("p", "prompt-text", decision.prompt));
+    const row = el("div", "options");
+    if (decision.kind === "ecart") {
+      const chosen = el("div", "ecart-chosen");
+      for (let i = 0; i < decision.need; i++) {
+        const c = decision.chosen[i];
+        chosen.append(c === undefined ? el("div", "slot") : cardEl(c, "small"));
+      }
+      box.append(chosen);
+      const undo = el("button", "option", hello.labels.undo);
+      undo.id = "ecart-undo";
+      undo.disabled = decision.chosen.length === 0;
+      undo.addEventListener("click", () => send({ t: "undo", serial: decision.serial }));
+      const done = el("button", "option primary", hello.labels.done);
+      done.id = "ecart-done";
+      done.disabled = decision.chosen.length !== decision.need;
+      done.addEventListener("click", () => {
+        sentSerial = decision.serial;
+        send({ t: "done", serial: decision.serial });
+      });
+      row.append(undo, done);
+    } else {
+      for (const option of decision.options) {
+        const b = el("button", "option", option.label);
+        b.type = "button";
+        b.dataset.option = String(option.id);
+        if (option.card !== undefined) b.prepend(cardEl(option.card, "small"));
+        b.addEventListener("click", () => act(decision, option.id));
+        row.append(b);
+      }
+    }
+    box.append(row);
+  }
+
+  function act(decision, id) {
+    if (sentSerial === decision.serial) return;
+    sentSerial = decision.serial;
+    send({ t: "act", serial: decision.serial, id });
+  }
+
+  function renderHand() {
+    const hand = $("hand");
+    hand.replaceChildren();
+    const decision = view.decision;
+    const choosing = decision && (decision.kind === "play" || decision.kind === "ecart");
+    hand.classList.toggle("choosing", Boolean(choosing));
+    for (const c of view.hand || []) {
+      const card = cardEl(c, "in-hand");
+      const id = choosing ? decision.cards[String(c)] : undefined;
+      if (choosing && id !== undefined) {
+        card.classList.add("legal");
+        card.tabIndex = 0;
+        const go = () => {
+          if (decision.kind === "ecart") send({ t: "card", serial: decision.serial, card: c });
+          else act(decision, id);
+        };
+        card.addEventListener("click", go);
+        card.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
+      } else if (choosing) {
+        card.classList.add("illegal");
+      }
+      hand.append(card);
+    }
+    fitHand();
+  }
+
+  function fitHand() {
+    // Overlap the cards just enough for the whole hand to fit the row.
+    const hand = $("hand");
+    const n = hand.children.length;
+    if (n < 2) return;
+    const cardWidth = hand.children[0].getBoundingClientRect().width;
+    const room = hand.clientWidth - 60;
+    const step = Math.max(18, Math.min(cardWidth * 0.7, (room - cardWidth) / (n - 1)));
+    hand.style.setProperty("--step", step + "px");
+  }
+
+  function renderLast() {
+    const button = $("last-button");
+    const tricks = view.tricks || [];
+    button.hidden = tricks.length === 0;
+    button.textContent = showLast ? hello.labels.hide : hello.labels.last_trick;
+    const box = $("last");
+    if (!showLast || tricks.length === 0) {
+      box.hidden = true;
+      return;
+    }
+    const last = tricks[tricks.length - 1];
+    box.hidden = false;
+    box.replaceChildren(el("div", "caption", hello.labels.last_trick + " — " + view.names[last.winner]));
+    const spread = el("div", "last-spread");
+    for (const p of last.cards) {
+      const c = cardEl(p.card, "small at-" + position(p.seat));
+      if (p.seat === last.winner) c.classList.add("winner");
+      spread.append(c);
+    }
+    box.append(spread);
+  }
+
+  function renderLog() {
+    const log = $("log");
+    log.replaceChildren(...(view.log || []).map((line) => el("li", null, line)));
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function renderTricks() {
+    const list = $("tricks");
+    list.replaceChildren();
+    for (const trick of (view.tricks || []).slice().reverse()) {
+      const item = el("li", "trick-line");
+      item.append(el("span", "trick-label", trick.number + ". " + view.names[trick.winner]));
+      const row = el("span", "trick-cards");
+      for (const p of trick.cards) {
+        const c = cardEl(p.card, "mini");
+        c.title = view.names[p.seat];
+        if (p.seat === trick.winner) c.classList.add("winner");
+        row.append(c);
+      }
+      item.append(row);
+      list.append(item);
+    }
+  }
+
+  function resultTable(result) {
+    const box = el("div", "result");
+    box.append(el("p", "result-title" + (result.made === false ? " failed" : ""), result.title));
+    if (result.rows.length) {
+      const table = el("table", "rows");
+      for (const row of result.rows) {
+        const tr = el("tr");
+        tr.append(el("th", null, row.label), el("td", null, row.value));
+        table.append(tr);
+      }
+      box.append(table);
+    }
+    const players = el("table", "players");
+    for (const p of result.players) {
+      const tr = el("tr");
+      const score = el("td", p.score > 0 ? "plus" : p.score < 0 ? "minus" : null, (p.score > 0 ? "+" : "") + p.score);
+      tr.append(el("th", null, p.name), score);
+      players.append(tr);
+    }
+    box.append(players);
+    return box;
+  }
+
+  function renderResult() {
+    const result = view.result;
+    $("result-panel").hidden = !result;
+    if (!result) return;
+    $("result").replaceChildren(resultTable(result));
+    if (result.hand !== resultSeen && !view.over) {
+      resultSeen = result.hand;
+      $("modal-result").replaceChildren(resultTable(result));
+      $("score-modal").hidden = false;
+    }
+  }
+
+  function sheetTable(sheet) {
+    const wrap = el("div", "sheet");
+    const table = el("table", "sheet-table");
+    const head = el("tr");
+    head.append(el("th", null, "#"));
+    sheet.names.forEach((n, i) => {
+      const th = el("th", null, n);
+      th.style.setProperty("--colour", sheet.colours[i]);
+      th.classList.add("player-col");
+      head.append(th);
+    });
+    table.append(head);
+    for (const line of sheet.lines) {
+      const tr = el("tr");
+      tr.title = line.note;
+      tr.append(el("td", null, String(line.number)));
+      for (const s of line.scores) tr.append(el("td", s.startsWith("-") ? "minus" : null, s));
+      table.append(tr);
+    }
+    const total = el("tr", "total");
+    total.append(el("td", null, hello.labels.total));
+    for (const t of sheet.totals) total.append(el("td", t.startsWith("-") ? "minus" : null, t));
+    table.append(total);
+    wrap.append(table);
+    if (sheet.chart) {
+      const chart = el("div", "chart-box");
+      chart.innerHTML = sheet.chart;
+      wrap.append(chart);
+    }
+    return wrap;
+  }
+
+  function renderSheet() {
+    const sheet = view.sheet;
+    const shown = Boolean(sheet && sheet.lines.length);
+    $("sheet-panel").hidden = !shown;
+    if (shown) $("sheet").replaceChildren(sheetTable(sheet));
+  }
+
+  function renderTrust() {
+    $("trust").replaceChildren(...(view.trust || []).map((line) => el("li", null, line)));
+  }
+
+  function renderOver() {
+    const over = view.sheet && view.sheet.over;
+    $("over").hidden = !over;
+    if (!over) return;
+    $("score-modal").hidden = true;
+    $("over-text").textContent = view.sheet.over;
+    const parts = [];
+    if (view.result) parts.push(resultTable(view.result));
+    parts.push(sheetTable(view.sheet));
+    $("over-sheet").replaceChildren(...parts);
+  }
+
+  window.addEventListener("resize", () => { if (view) fitHand(); });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("last-button").addEventListener("click", () => {
+      showLast = !showLast;
+      if (view) render();
+    });
+    $("modal-close").addEventListener("click", () => { $("score-modal").hidden = true; });
+    $("leave").addEventListener("click", () => {
+      leaving = true;
+      send({ t: "leave" });
+      $("over").hidden = true;
+      $("status").textContent = hello ? hello.labels.disconnected : "";
+    });
+    connect();
+  });
+})();

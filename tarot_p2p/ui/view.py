@@ -1,0 +1,519 @@
+"""What the page shows, computed from this seat's peer: a JSON-able dictionary.
+
+Why one function builds it all: the page must never receive another seat's hidden cards,
+so everything it gets comes from the rules engine's observation *for this seat*
+(``State.observation``), the public hand machine (open cards, the names, the phase) and
+the agreed score sheet; nothing reads another seat's cards, so nothing can leak them.
+The words are chosen here too (:mod:`.i18n`); the page's script only places them.
+
+:class:`Story` remembers what an observation forgets: the lines of the table's log, the
+result of the last deal (the hand machine moves on to the next deal as soon as the
+scores are signed), and when the partner became known.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from tarot_p2p.protocol.peer import Dealt, Peer, PeerEvent
+from tarot_p2p.protocol.table import (
+    ROUND_TYPE,
+    ChienShown,
+    EngineAction,
+    HandEnded,
+    Phase,
+    SeatsDrawn,
+)
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.audit import AuditReport
+from tarot_p2p.rules.cards import (
+    EXCUSE,
+    RANK_OF,
+    SUIT_OF,
+    TRUMP_MASK,
+    TRUMP_SUIT,
+    Card,
+    CardSet,
+    cards_of,
+)
+from tarot_p2p.rules.scoring import Side, explain_hand
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+from tarot_p2p.rules.state import Observation, State, game_of
+from tarot_p2p.ui.i18n import Words
+
+LOG_LINES: Final = 14
+CONTRACT_KEYS: Final = ("pass", "prise", "garde", "garde_sans", "garde_contre")
+_SUIT_ORDER: Final = (0, 1, 3, 2)
+"""Spades, hearts, clubs, diamonds: black and red alternate along the hand."""
+CHART_COLOURS: Final = ("#f4d35e", "#7fd1ff", "#ff8fa3", "#b8f28b", "#d7b5ff")
+
+
+def hand_order(c: Card) -> tuple[int, int]:
+    """Sort key of a hand: suits with colours alternating, then trumps, the Excuse last."""
+    suit = SUIT_OF[c]
+    if suit == TRUMP_SUIT:
+        return (4, RANK_OF[c])
+    if c == EXCUSE:
+        return (5, 0)
+    return (_SUIT_ORDER.index(suit), RANK_OF[c])
+
+
+def sorted_cards(cards: CardSet) -> list[Card]:
+    return sorted(cards_of(cards), key=hand_order)
+
+
+@dataclass(slots=True)
+class Pending:
+    """A decision the page is asked for. ``serial`` tells a click on the current question
+    from a late click on an earlier one; ``ecart`` holds the cards chosen so far."""
+
+    serial: int
+    actions: list[a.Action]
+    ecart_size: int = 0
+    ecart: list[Card] = field(default_factory=list)
+    trial: State | None = None
+    """For the écart: the engine with the chosen discards applied (its legal actions are
+    the cards still allowed)."""
+
+    @property
+    def kind(self) -> str:
+        if self.ecart_size:
+            return "ecart"
+        first = self.actions[0] if self.actions else None
+        if isinstance(first, a.Bid | a.PetitSec):
+            return "bid"
+        if isinstance(first, a.CallCard):
+            return "call"
+        if isinstance(first, a.Go):
+            return "go"
+        return "play"
+
+    def ecart_choices(self) -> CardSet:
+        """Cards that may be added to the écart now."""
+        if self.trial is None or len(self.ecart) >= self.ecart_size:
+            return 0
+        out = 0
+        for act in self.trial.legal_actions():
+            if isinstance(act, a.Discard):
+                out |= 1 << act.card
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A status the runner reports (a player slow, reconnecting, back)."""
+
+    kind: str
+    seat: int | None
+    name: str | None
+    seconds: float
+
+
+def action_label(words: Words, peer: Peer, act: a.Action) -> str:
+    """How a choice reads on its button (or in the log)."""
+    if isinstance(act, a.Bid):
+        return words(CONTRACT_KEYS[act.contract])
+    if isinstance(act, a.PetitSec):
+        return words("petit_sec")
+    if isinstance(act, a.CallCard):
+        return words("call", card=words.card(act.card))
+    if isinstance(act, a.Go):
+        if act.petit_chelem:
+            return words("go_petit_chelem")
+        return words("go_chelem" if act.chelem else "go")
+    if isinstance(act, a.Poignee):
+        n = act.cards.bit_count()
+        thresholds = game_of(peer.config).poignee_thresholds
+        level = thresholds.index(n) + 1 if n in thresholds else 1
+        return words("poignee", level=words(f"poignee_{level}"), n=n)
+    if isinstance(act, a.Misere):
+        return words("misere_trump" if act.kind is a.MisereKind.TRUMP else "misere_head")
+    if isinstance(act, a.Play):
+        return words.card(act.card)
+    return words.card(act.card) if act.card != a.HIDDEN else "?"
+
+
+class Story:
+    """What the page keeps between observations (see the module docstring)."""
+
+    def __init__(self, words: Words) -> None:
+        self.words = words
+        self.log: deque[str] = deque(maxlen=LOG_LINES)
+        self.result: dict[str, Any] | None = None
+        """The last agreed deal's score panel."""
+        self._audit: tuple[int, AuditReport, State] | None = None
+        self._tricks_told = (0, 0)
+        self._partner_told = 0
+        self.refused: str | None = None
+        self.notice: Notice | None = None
+
+    def record(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        """Take in the events of one accepted message."""
+        w = self.words
+        names = peer.names
+        hand = peer.hand
+        for event in events:
+            if isinstance(event, SeatsDrawn):
+                self.log.append(w("seats_drawn", name=names[0]))
+            elif isinstance(event, Dealt):
+                self.log.append(f"— {w('deal')} {hand.hand} —")
+            elif isinstance(event, ChienShown):
+                cards = ", ".join(w.card(c) for c in sorted_cards(event.cards))
+                self.log.append(w("chien_of", cards=cards))
+            elif isinstance(event, EngineAction):
+                self._tell_action(peer, event.seat, event.action)
+            elif isinstance(event, HandEnded):
+                self.result = self._result(peer, event)
+                self.log.append(w("hand_agreed", hand=event.hand))
+        engine = hand.engine
+        if hand.audit is not None and engine is not None:
+            self._audit = (hand.hand, hand.audit, engine)
+        self._tell_tricks(peer)
+        self._tell_partner(peer)
+
+    def _tell_action(self, peer: Peer, seat: int, act: a.Action) -> None:
+        w = self.words
+        name = peer.names[seat]
+        if isinstance(act, a.Bid):
+            self.log.append(w("bid_of", name=name, bid=w(CONTRACT_KEYS[act.contract])))
+        elif isinstance(act, a.PetitSec):
+            self.log.append(w("petit_sec_of", name=name))
+        elif isinstance(act, a.CallCard):
+            self.log.append(w("called", card=w.card(act.card)))
+        elif isinstance(act, a.Go) and act.chelem:
+            self.log.append(w("chelem_announced", name=name))
+        elif isinstance(act, a.Go) and act.petit_chelem:
+            self.log.append(w("petit_chelem_announced", name=name))
+        elif isinstance(act, a.Poignee):
+            shown = ", ".join(
+                w("excuse") if c == EXCUSE else str(RANK_OF[c]) for c in sorted_cards(act.cards)
+            )
+            self.log.append(w("poignee_of", name=name, cards=shown))
+        elif isinstance(act, a.Misere):
+            self.log.append(w("misere_of", name=name, kind=action_label(w, peer, act)))
+        elif isinstance(act, a.Play):
+            self.log.append(w("played", name=name, card=w.card(act.card)))
+
+    def _tell_tricks(self, peer: Peer) -> None:
+        engine = peer.hand.engine
+        if engine is None:
+            return
+        hand, told = self._tricks_told
+        if hand != peer.hand.hand:
+            told = 0
+        for number, trick in enumerate(engine.tricks[told:], told + 1):
+            self.log.append(self.words("takes", name=peer.names[trick.winner], n=number))
+        self._tricks_told = (peer.hand.hand, len(engine.tricks))
+
+    def _tell_partner(self, peer: Peer) -> None:
+        state = peer.private_state()
+        if state is None or peer.seat is None or self._partner_told == peer.hand.hand:
+            return
+        obs = state.observation(peer.seat)
+        if obs.partner_known and obs.taker is not None and obs.called_card is not None:
+            self._partner_told = peer.hand.hand
+            self.log.append(partner_text(self.words, peer, obs))
+
+    def _result(self, peer: Peer, ended: HandEnded) -> dict[str, Any]:
+        """The score panel of the deal that just ended."""
+        w = self.words
+        names = peer.names
+        players = [{"name": names[s], "score": ended.scores[s]} for s in range(len(ended.scores))]
+        panel: dict[str, Any] = {"hand": ended.hand, "rows": [], "players": players}
+        if ended.void is not None:
+            key = "void_petit_sec" if ended.void is LineKind.PETIT_SEC else "void_all_pass"
+            panel["title"] = w(key)
+            return panel
+        audit = self._audit[1] if self._audit and self._audit[0] == ended.hand else None
+        outcome = audit.outcome if audit is not None else None
+        if outcome is None:
+            panel["title"] = w("misere_deal")
+            return panel
+        steps = explain_hand(peer.config, outcome)
+        made = w("made_by" if steps.made else "failed_by", n=abs(steps.difference))
+        contract = w(CONTRACT_KEYS[int(outcome.contract)])
+        panel["title"] = f"{names[outcome.taker]} — {contract} — {made}"
+        panel["made"] = steps.made
+        half = outcome.attack_half_points
+        comma = "," if w.lang == "fr" else "."
+        points = f"{half // 2}{comma}5" if half % 2 else str(half // 2)
+
+        def side(value: Side | None) -> str:
+            if value is None:
+                return w("nobody")
+            return w("attack" if value is Side.ATTACK else "defence")
+
+        rows = [
+            (w("score_contract"), contract),
+            (w("score_taker"), names[outcome.taker]),
+        ]
+        if peer.config.players == 5:
+            partner = outcome.partner
+            rows.append(
+                (
+                    w("score_partner"),
+                    names[partner] if partner is not None else w("alone_short"),
+                )
+            )
+        rows += [
+            (w("score_oudlers"), str(outcome.attack_oudlers)),
+            (w("score_points"), points),
+            (w("score_needed"), str(steps.threshold)),
+            (w("score_result"), made),
+            (w("score_base"), _signed(steps.base)),
+            (w("score_petit"), f"{side(outcome.petit_au_bout)} {_signed(steps.petit_au_bout)}"),
+            (w("score_poignees"), _signed(steps.poignees)),
+            (w("score_chelem"), _signed(steps.chelem)),
+        ]
+        if any(steps.miseres):
+            rows.append((w("score_miseres"), " ".join(_signed(m) for m in steps.miseres)))
+        if outcome.offender is not None:
+            rows.append((w("score_offence"), names[outcome.offender]))
+        rows.append((w("score_hand"), _signed(steps.hand_score)))
+        panel["rows"] = [{"label": k, "value": v} for k, v in rows]
+        return panel
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def partner_text(w: Words, peer: Peer, obs: Observation) -> str:
+    assert obs.taker is not None and obs.called_card is not None
+    names = peer.names
+    if obs.partner is None:
+        return w("alone_you") if obs.seat == obs.taker else w("alone", name=names[obs.taker])
+    if obs.partner == obs.seat:
+        return w("partner_you", taker=names[obs.taker], card=w.card(obs.called_card))
+    return w("partner_is", name=names[obs.partner])
+
+
+def totals_chart(sheet: ScoreSheet) -> str:
+    """The running totals over the deals as an inline SVG line chart."""
+    width, height, pad = 320, 150, 22
+    series: list[list[int]] = [[0] for _ in sheet.names]
+    for line in sheet.lines:
+        for seat, score in enumerate(line.scores):
+            series[seat].append(series[seat][-1] + score)
+    values = [v for s in series for v in s]
+    low, high = min(values), max(values)
+    span = max(high - low, 1)
+    steps = max(len(series[0]) - 1, 1)
+
+    def x(i: int) -> float:
+        return pad + (width - 2 * pad) * i / steps
+
+    def y(v: int) -> float:
+        return height - pad - (height - 2 * pad) * (v - low) / span
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'class="chart" role="img">',
+        f'<line x1="{pad}" x2="{width - pad}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
+        'stroke="#ffffff" stroke-opacity=".35" stroke-dasharray="4 3"/>',
+    ]
+    for seat, points in enumerate(series):
+        colour = CHART_COLOURS[seat % len(CHART_COLOURS)]
+        coords = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points))
+        parts.append(
+            f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="2.5" '
+            'stroke-linejoin="round"/>'
+        )
+        parts.append(
+            f'<circle cx="{x(len(points) - 1):.1f}" cy="{y(points[-1]):.1f}" r="3.5" '
+            f'fill="{colour}"/>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def sheet_view(words: Words, sheet: ScoreSheet | None) -> dict[str, Any] | None:
+    if sheet is None:
+        return None
+    names = list(sheet.names)
+    lines = [
+        {
+            "number": line.number,
+            "dealer": names[line.dealer],
+            "scores": [_signed(s) if line.kind is LineKind.HAND else "–" for s in line.scores],
+            "note": line.note or line.kind.value.replace("_", " "),
+        }
+        for line in sheet.lines
+    ]
+    over = None
+    if sheet.is_over:
+        best = ", ".join(names[s] for s in sheet.winners())
+        over = words("game_over", names=best)
+    return {
+        "names": names,
+        "colours": [CHART_COLOURS[i % len(CHART_COLOURS)] for i in range(len(names))],
+        "lines": lines,
+        "totals": [_signed(t) for t in sheet.totals],
+        "chart": totals_chart(sheet) if sheet.lines else "",
+        "over": over,
+    }
+
+
+def trust_view(words: Words, peer: Peer) -> list[str]:
+    """The table's trust state in plain words: what this peer has checked so far."""
+    hand = peer.hand
+    lines = []
+    if len(peer.transcript):
+        lines.append(words("trust_messages", n=len(peer.transcript)))
+    shuffled = hand.hand > 0 and hand.phase not in (Phase.KEYS, Phase.SHUFFLE)
+    if shuffled or (peer.sheet is not None and peer.sheet.lines):
+        lines.append(words("trust_shuffle", n=peer.config.seats))
+        lines.append(words("trust_cards"))
+    if peer.sheet is not None and peer.sheet.lines:
+        lines.append(words("trust_hands", n=len(peer.sheet.lines)))
+    return lines or [words("trust_none")]
+
+
+def _seat_cards(obs: Observation) -> list[dict[str, int]]:
+    return [{"seat": s, "card": c} for s, c in zip(obs.trick_seats, obs.trick, strict=True)]
+
+
+def _trick_seats(state: State, leader: int, n: int) -> list[int]:
+    seats = [leader]
+    while len(seats) < n:
+        seats.append(state.next_seat[seats[-1]])
+    return seats
+
+
+def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, Any]:
+    """Everything the page shows now, for this seat only."""
+    w = story.words
+    hand = peer.hand
+    names = list(peer.names)
+    me = peer.seat
+    view: dict[str, Any] = {
+        "lang": w.lang,
+        "hand_number": hand.hand,
+        "names": names,
+        "me": me,
+        "players": peer.config.seats,
+        "log": list(story.log),
+        "result": story.result,
+        "sheet": sheet_view(w, peer.sheet),
+        "trust": trust_view(w, peer),
+        "notice": _notice_view(w, peer, story.notice),
+        "refused": w("refused", reason=story.refused) if story.refused else None,
+        "hand": [],
+        "decision": None,
+        "over": peer.sheet is not None and peer.sheet.is_over,
+    }
+    state = peer.private_state()
+    if hand.hand == 0 or me is None:
+        view["status"] = w("draw")
+        return view
+    view["dealer"] = hand.dealer
+    if state is None or hand.engine is None:
+        view["status"] = w("dealing", hand=hand.hand)
+        view["counts"] = [0] * len(names)
+        return view
+    obs = state.observation(me)
+    view["hand"] = sorted_cards(obs.hand)
+    view["counts"] = list(obs.hand_sizes)
+    turn = hand.expected_sender() if hand.phase not in ROUND_TYPE else None
+    view["turn"] = turn
+    bids = {s: w(CONTRACT_KEYS[c]) for s, c in obs.bids}
+    view["bids"] = {str(s): b for s, b in bids.items()}
+    view["contract"] = _contract_view(w, peer, obs)
+    view["chien"] = sorted_cards(obs.chien) if obs.chien is not None else None
+    view["ecart_shown"] = sorted_cards(obs.ecart) if obs.taker != me else []
+    view["poignees"] = [{"seat": s, "cards": sorted_cards(c)} for s, c in obs.poignees]
+    view["trick"] = _seat_cards(obs)
+    view["tricks"] = [
+        {
+            "number": i + 1,
+            "winner": t.winner,
+            "cards": [
+                {"seat": s, "card": c}
+                for s, c in zip(_trick_seats(state, t.leader, len(t.cards)), t.cards, strict=True)
+            ],
+        }
+        for i, t in enumerate(obs.tricks)
+    ]
+    if view["over"]:
+        view["status"] = view["sheet"]["over"]
+    elif turn is None:
+        view["status"] = w("dealing", hand=hand.hand)
+    elif turn != me or pending is None:
+        view["status"] = w("turn_of", name=names[turn])
+    else:
+        view["decision"] = _decision_view(w, peer, pending)
+        view["status"] = w(f"short_{pending.kind}")
+    if pending is not None and pending.kind == "ecart":
+        view["hand"] = [c for c in view["hand"] if c not in pending.ecart]
+    return view
+
+
+def _contract_view(w: Words, peer: Peer, obs: Observation) -> dict[str, Any] | None:
+    if obs.taker is None or obs.contract is None:
+        return None
+    names = peer.names
+    out: dict[str, Any] = {
+        "taker": obs.taker,
+        "text": w("contract", name=names[obs.taker], contract=w(CONTRACT_KEYS[obs.contract])),
+        "partner": obs.partner,
+        "partner_text": None,
+        "called": obs.called_card,
+    }
+    if obs.called_card is not None:
+        out["called_text"] = w("called", card=w.card(obs.called_card))
+        out["partner_text"] = (
+            partner_text(w, peer, obs) if obs.partner_known else w("partner_unknown")
+        )
+    return out
+
+
+def _decision_view(w: Words, peer: Peer, pending: Pending) -> dict[str, Any]:
+    kind = pending.kind
+    out: dict[str, Any] = {"serial": pending.serial, "kind": kind, "options": [], "cards": {}}
+    if kind == "ecart":
+        choices = pending.ecart_choices()
+        lines = [w("you_ecart", n=pending.ecart_size)]
+        lines.append(w("ecart_chosen", k=len(pending.ecart), n=pending.ecart_size))
+        if choices & TRUMP_MASK:
+            lines.append(w("ecart_trumps"))
+        out["prompt"] = " ".join(lines)
+        out["chosen"] = list(pending.ecart)
+        out["need"] = pending.ecart_size
+        out["cards"] = {str(c): c for c in cards_of(choices)}
+        return out
+    prompt_key = {"bid": "you_bid", "call": "you_call", "go": "you_go", "play": "you_play"}
+    prompt = w(prompt_key[kind])
+    for index, act in enumerate(pending.actions):
+        if isinstance(act, a.Play):
+            out["cards"][str(act.card)] = index
+        else:
+            option: dict[str, Any] = {"id": index, "label": action_label(w, peer, act)}
+            if isinstance(act, a.CallCard):
+                option["card"] = act.card
+            if isinstance(act, a.Poignee):
+                option["shows"] = sorted_cards(act.cards)
+            out["options"].append(option)
+    if kind == "play" and out["options"]:
+        prompt += " " + w("you_announce")
+    out["prompt"] = prompt
+    return out
+
+
+def notice_text(w: Words, peer: Peer, notice: Notice) -> str | None:
+    """A status notice in plain words ("Waiting for West (reconnecting, 0:42)"), or
+    ``None`` for a kind this version does not know."""
+    name = notice.name
+    if name is None and notice.seat is not None and notice.seat < len(peer.names):
+        name = peer.names[notice.seat]
+    key = f"notice_{notice.kind}"
+    if key not in w.table:
+        return None
+    return w(key, name=name or w("someone"), time=w.clock(notice.seconds))
+
+
+def _notice_view(w: Words, peer: Peer, notice: Notice | None) -> dict[str, Any] | None:
+    text = None if notice is None else notice_text(w, peer, notice)
+    return None if notice is None or text is None else {"kind": notice.kind, "text": text}

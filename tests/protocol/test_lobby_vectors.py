@@ -1,0 +1,64 @@
+"""The lobby vector is recomputed byte for byte, and checked from lobby.md alone."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tarot_p2p.net.lobby import clean_name
+from tests.protocol.lobby_vectors import VECTOR_DIR, build, render
+
+STORED: dict[str, Any] = json.loads((VECTOR_DIR / "lobby_join.json").read_text(encoding="utf-8"))
+
+# lobby.md §1: the white space of a name, code point by code point.
+WHITE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def normalise(name: str) -> str:
+    return " ".join(p for p in re.split(f"[{re.escape(WHITE)}]+", name) if p)
+
+
+def test_vector_is_reproduced_exactly() -> None:
+    assert render(build()) == (VECTOR_DIR / "lobby_join.json").read_text(encoding="utf-8")
+
+
+def test_requests_independently() -> None:
+    taken = [normalise(" Ana ")]
+    assert STORED["host_name"] == taken[0]
+    for request in STORED["requests"]:
+        key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(request["identity_seed"]))
+        payload = bytes.fromhex(request["payload"])
+        signed = b"tarot-p2p/join-request/v1\x00" + payload
+        assert bytes.fromhex(request["signature_input"]) == signed
+        key.public_key().verify(bytes.fromhex(request["signature"]), signed)
+        assert (
+            msgpack.packb([payload, bytes.fromhex(request["signature"])]).hex() == (request["wire"])
+        )
+        fields = msgpack.unpackb(payload)
+        assert list(fields) == ["i", "k", "n", "t"]
+        assert fields["i"].hex() == request["identity_public"] and fields["k"] == "join"
+        assert fields["t"].hex() == STORED["table_id"] and fields["n"] == request["name"]
+        name = normalise(fields["n"])
+        assert name == normalise(request["typed"])
+        suffix = 2
+        seated = name
+        while seated.casefold() in {t.casefold() for t in taken}:
+            seated, suffix = f"{name[:58]} ({suffix})", suffix + 1
+        assert request["seated_as"] == seated
+        taken.append(seated)
+    assert STORED["roster_names"] == taken
+
+
+def test_our_normalisation_is_the_specs() -> None:
+    """The reference's white space (``str.split``, i.e. ``str.isspace``) is lobby.md's list."""
+    assert {chr(c) for c in range(0x110000) if chr(c).isspace()} == set(WHITE)
+    for c in WHITE:
+        assert clean_name(f" a{c}{c}b{c}") == "a b"

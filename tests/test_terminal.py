@@ -1,0 +1,93 @@
+"""The terminal client's own pieces: cards by name, the one-line écart, notices."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tarot_p2p.cli.terminal import TerminalPolicy, card_text, describe_hand, read_card
+from tarot_p2p.rules.cards import parse_card
+from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.state import Phase
+from tests.rules.engine_helpers import bid, cards, start
+
+
+@pytest.mark.parametrize(
+    ("typed", "name"),
+    [("KH", "KH"), ("kh", "KH"), ("K♥", "KH"), ("10♠", "10S"), ("t21", "T21"),
+     ("EX", "EX"), ("Excuse", "EX"), (" c♣ ", "CC")],
+)  # fmt: skip
+def test_cards_are_typed_by_name(typed: str, name: str) -> None:
+    assert read_card(typed) == parse_card(name)
+
+
+def test_unknown_card_names_are_refused() -> None:
+    for typed in ("", "ZZ", "T22", "11H"):
+        with pytest.raises(ValueError):
+            read_card(typed)
+
+
+def test_cards_are_shown_with_suit_symbols_and_colour() -> None:
+    assert card_text(parse_card("KH")) == "K♥"
+    assert card_text(parse_card("KH"), colour=True) == "\x1b[31mK♥\x1b[0m"
+    assert card_text(parse_card("KS"), colour=True) == "K♠"
+    assert describe_hand(cards("EX T3 1S KH 2C QD")) == "1♠  K♥  2♣  Q♦  T3 Excuse"
+
+
+def ecart_state() -> Any:
+    state = start(
+        TableConfig(players=4),
+        {0: "KS KH KC KD 1S 2S 3S 4S 5S 6S 7S 8S T1 T2 T3 T4 T5 T6"},
+        chien="1H 2H 3H 4H 5H 6H",
+    )
+    bid(state, 0, 2)
+    assert state.phase is Phase.DISCARD and state.current_player() == 0
+    return state
+
+
+async def test_the_ecart_in_one_line_checked_then_confirmed() -> None:
+    replies = iter(["1 2", "KS 1S 2S 3S 4S 5S", "1 1 2 3 4 5", "1H 2H 3H 4H 5H 6H", "n",
+                    "1 2 3 4 5 6", "y"])  # fmt: skip
+    said: list[str] = []
+    policy = TerminalPolicy(ask=lambda prompt: next(replies), say=said.append, colour=False)
+    peer = SimpleNamespace(config=TableConfig(players=4))
+    ecart = await policy._ecart(peer, ecart_state())  # type: ignore[arg-type]
+    assert ecart.cards == cards("1S 2S 3S 4S 5S 6S")  # the list starts with the plain cards
+    text = "\n".join(said)
+    assert "type 6 cards, not 2" in text
+    assert "no king and no oudler in the écart" in text
+    assert "a card is named twice" in text
+    assert "1.1♠" in text and "K♠" not in said[-1]  # kings are not offered
+
+
+async def test_a_trump_only_when_nothing_else_can_go() -> None:
+    state = start(
+        TableConfig(players=4),
+        {0: "KS KH KC KD 1S 2S 3S T1 T2 T3 T4 T5 T6 T7 T8 T9 T10 T11"},
+        chien="T12 T13 T14 T15 T16 T17",
+    )
+    bid(state, 0, 2)
+    replies = iter(["T2 T3 T4 T5 T6 T7", "1S 2S 3S T2 T3 T4", "y"])
+    said: list[str] = []
+    policy = TerminalPolicy(ask=lambda prompt: next(replies), say=said.append, colour=False)
+    peer = SimpleNamespace(config=TableConfig(players=4))
+    ecart = await policy._ecart(peer, state)  # type: ignore[arg-type]
+    assert ecart.cards == cards("1S 2S 3S T2 T3 T4")
+    assert any("put plain cards first" in line for line in said)
+
+
+async def test_notices_are_told_once_then_now_and_then() -> None:
+    said: list[str] = []
+    policy = TerminalPolicy(say=said.append)
+    peer = SimpleNamespace(names=("North", "East", "South", "West"))
+
+    def notice(kind: str, seconds: float) -> Any:
+        return SimpleNamespace(kind=kind, seat=3, name=None, seconds=seconds)
+
+    await policy.notice(peer, notice("reconnecting", 42.0))  # type: ignore[arg-type]
+    await policy.notice(peer, notice("reconnecting", 43.0))  # type: ignore[arg-type]
+    await policy.notice(peer, notice("resumed", 44.0))  # type: ignore[arg-type]
+    await policy.notice(peer, notice("unheard-of", 1.0))  # type: ignore[arg-type]
+    assert said == ["Waiting for West (reconnecting, 0:42)", "West is back"]

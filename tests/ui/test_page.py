@@ -1,0 +1,242 @@
+"""The table page in a real browser: a whole hand clicked, a garde with its écart (undo
+included), the partner told at once at five players."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.net.runner import Decision, Policy
+from tarot_p2p.protocol.peer import Peer, PeerEvent
+from tarot_p2p.protocol.table import Phase
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.cards import KING_MASK, cards_of
+from tarot_p2p.ui.policy import BrowserPolicy
+
+from .conftest import Table
+
+STEP_MS = 60_000
+"""How long a step may wait for the bots (generous: CI shares two cores)."""
+
+NEXT = """(last) => {
+  if (!document.querySelector('#over[hidden]')) return 'over';
+  const d = document.body.dataset.decision;
+  return d && d !== last ? d : null;
+}"""
+
+
+def next_decision(table: Table, last: str) -> str:
+    """The serial of the next question put to the player, or ``over``."""
+    handle = table.page.wait_for_function(NEXT, arg=last, timeout=STEP_MS)
+    return str(handle.json_value())
+
+
+def kind(table: Table) -> str:
+    return str(table.views[-1]["decision"]["kind"]) if table.views[-1]["decision"] else ""
+
+
+def click_option(table: Table, prefer: Sequence[str] = ()) -> None:
+    buttons = table.page.locator("#prompt button.option[data-option]")
+    labels = [t.strip() for t in buttons.all_inner_texts()]
+    for wanted in prefer:
+        if wanted in labels:
+            buttons.nth(labels.index(wanted)).click()
+            return
+    buttons.first.click()
+
+
+def click_card(locator: Any) -> None:
+    """Click a card of the hand where a player would: its visible corner (the next card
+    overlaps the rest)."""
+    locator.click(position={"x": 8, "y": 40})
+
+
+def make_ecart(table: Table) -> None:
+    page = table.page
+    while page.locator("#ecart-done").is_disabled():
+        before = page.locator(".ecart-chosen .card").count()
+        click_card(page.locator("#hand .card.legal").first)
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.ecart-chosen .card').length > n", arg=before
+        )
+    page.click("#ecart-done")
+
+
+def play_out(table: Table, bids: Sequence[str] = ()) -> None:
+    """Answer every question until the game is over: ``bids`` preferred when bidding,
+    the first legal card otherwise."""
+    serial = ""
+    while (serial := next_decision(table, serial)) != "over":
+        table.page.wait_for_function(
+            "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
+        )
+        if table.page.locator("#ecart-done").count():
+            make_ecart(table)
+        elif table.page.locator("#prompt:not([hidden]) button.option[data-option]").count():
+            click_option(table, bids)
+        else:
+            click_card(table.page.locator("#hand .card.legal").first)
+
+
+def check_no_secret(table: Table) -> None:
+    """Every card the page was ever shown in a hand was the player's own (dealt, or the
+    chien he took), and every card offered was in that hand."""
+    peer = table.game.peer
+    assert peer is not None and peer.dealt is not None
+    state = peer.private_state()
+    assert state is not None
+    own = peer.dealt | (state.chien if state.taker == peer.seat else 0)
+    for view in table.views:
+        hand = set(view["hand"])
+        assert hand <= set(cards_of(own)), "the page was sent a card that is not the player's"
+        decision = view["decision"]
+        if decision and decision["kind"] in ("play", "ecart"):
+            assert {int(c) for c in decision["cards"]} <= hand
+
+
+def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
+    t = table(4)
+    t.page.click("#langs button:text('EN')")  # the page's language can be switched
+    t.page.wait_for_selector("#title:text('Peer-to-peer Tarot')")
+    t.page.click("#langs button:text('FR')")
+    t.page.wait_for_selector("#title:text('Tarot entre pairs')")
+    play_out(t, bids=("Garde contre", "Garde sans", "Garde", "Prise"))
+    page = t.page
+    assert t.game.outcome is not None and t.game.outcome.finished
+    final = t.views[-1]
+    assert final["over"] and len(final["sheet"]["lines"]) == 1
+    if final["result"]["rows"]:  # a played deal (not everybody passing)
+        assert page.locator("#tricks li").count() == 18
+        assert "Bouts" in page.locator("#over").inner_text()
+    assert "Partie terminée" in page.locator("#over-text").inner_text()
+    check_no_secret(t)
+    page.click("#leave")
+
+
+@dataclass(frozen=True)
+class Status:
+    """A notice as the runner gives one (only its attributes matter)."""
+
+    kind: str
+    seat: int | None
+    name: str | None
+    seconds: float
+
+
+class PassingBot:
+    """A bot that passes every bid (so the player's bid stands), otherwise a bot."""
+
+    def __init__(self, seed: str) -> None:
+        self.inner = BotPolicy(seed)
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        if peer.hand.phase is Phase.BIDDING:
+            legal = peer.legal_actions()
+            return a.Bid(0) if a.Bid(0) in legal else legal[0]
+        return await self.inner.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+
+def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
+    t = table(4, lambda i, _: PassingBot(f"ecart/{i}"))
+    page = t.page
+    serial = next_decision(t, "")
+    while kind(t) == "bid" and page.locator("#ecart-done").count() == 0:
+        if "Garde" in page.locator("#prompt").inner_text():
+            click_option(t, ("Garde",))
+            break
+        click_option(t)  # a petit sec is the only choice: the deal is void
+        serial = next_decision(t, serial)
+    page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+    assert "Ni roi ni bout" in page.locator("#prompt").inner_text()
+    assert page.locator("#centre .chien .card").count() == 6  # the chien shown
+    assert page.locator("#hand .card").count() == 24
+    kings = [c for c in t.views[-1]["hand"] if (KING_MASK >> c) & 1]
+    for king in kings:  # a king cannot be put aside: not clickable
+        assert "illegal" in (
+            page.locator(f"#hand .card[data-card='{king}']").get_attribute("class") or ""
+        )
+    first = page.locator("#hand .card.legal").first
+    card = first.get_attribute("data-card")
+    click_card(first)
+    page.wait_for_selector(f".ecart-chosen .card[data-card='{card}']")
+    assert page.locator(f"#hand .card[data-card='{card}']").count() == 0
+    page.click("#ecart-undo")
+    page.wait_for_selector(f"#hand .card[data-card='{card}']")
+    assert page.locator(".ecart-chosen .card").count() == 0
+    make_ecart(t)
+    page.wait_for_selector("#ecart-done", state="detached", timeout=STEP_MS)
+    page.wait_for_selector("#prompt button[data-option]", timeout=STEP_MS)  # the lead
+    assert page.locator("#hand .card").count() == 18
+    chosen = [
+        v["decision"]["chosen"] for v in t.views if v["decision"] and "chosen" in v["decision"]
+    ]
+    assert len(chosen[-1]) == 6 and not set(chosen[-1]) & set(t.views[-1]["hand"])
+    peer = t.game.policy.peer
+    assert peer is not None and peer.hand.phase is Phase.PLAY  # the table took it
+    assert "Garde" in page.locator("#contract").inner_text()
+    # The runner's status notices reach the page in plain words.
+    west = peer.names[(peer.seat or 0) + 1 - len(peer.names)]
+    t.game.call(t.game.policy.notice, peer, Status("reconnecting", None, west, 42.5))
+    page.wait_for_selector("#notice:not([hidden])")
+    assert page.locator("#notice").inner_text() == f"En attente de {west} (reconnexion, 0:42)"
+
+
+class CallsThePlayer(PassingBot):
+    """At five: the first bot takes and calls a king the page's player holds (when he
+    holds one), so the player is the partner; the other bots pass."""
+
+    def __init__(self, seed: str, taker: bool, player: BrowserPolicy) -> None:
+        super().__init__(seed)
+        self.taker = taker
+        self.player = player
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        legal = peer.legal_actions()
+        if peer.hand.phase is Phase.BIDDING and self.taker and a.Bid(1) in legal:
+            return a.Bid(1)
+        if peer.hand.phase is Phase.CALL:
+            human = self.player.peer
+            held = human.my_cards() if human is not None else 0
+            for act in legal:
+                if isinstance(act, a.CallCard) and (held >> act.card) & 1:
+                    return act
+        return await super().decide(peer, refused)
+
+
+def test_partner_told_at_once_at_five(table: Callable[..., Table]) -> None:
+    def bot(i: int, player: BrowserPolicy) -> Policy:
+        return CallsThePlayer(f"five/{i}", i == 0, player)
+
+    t = table(5, bot)
+    page = t.page
+    serial = next_decision(t, "")
+    click_option(t, ("Passe",))  # the bot on seat "Alice" takes a prise
+    page.wait_for_selector("#contract .partner-text", timeout=STEP_MS)
+    view: dict[str, Any] = t.views[-1]
+    contract = view["contract"]
+    held = set(view["hand"])
+    if contract["called"] in held:  # told privately, before any card is played
+        assert "Vous êtes le partenaire" in page.locator("#contract").inner_text()
+        assert contract["partner"] == view["me"] and not view["tricks"]
+        return
+    assert "Partenaire inconnu" in page.locator("#contract").inner_text()
+    # Not the partner: the page learns who it is when the called king is played.
+    while True:
+        serial = next_decision(t, serial)
+        text = page.locator("#contract").inner_text()
+        if serial == "over" or "Partenaire :" in text or "joue seul" in text:
+            break
+        page.wait_for_function(
+            "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
+        )
+        if page.locator("#prompt:not([hidden]) button.option[data-option]").count():
+            click_option(t, ("Jouer",))
+        else:
+            click_card(page.locator("#hand .card.legal").first)
+    played = {p["card"] for v in t.views for p in v.get("trick", [])}
+    assert contract["called"] in played or "joue seul" in text

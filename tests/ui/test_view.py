@@ -1,0 +1,58 @@
+"""The score panel the page and the terminal show after a deal."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from tarot_p2p.protocol.table import HandEnded
+from tarot_p2p.rules.audit import AuditReport
+from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
+from tarot_p2p.rules.sheet import LineKind
+from tarot_p2p.ui.i18n import Words
+from tarot_p2p.ui.view import Story
+
+CONFIG = TableConfig(players=4)
+NAMES = ("Emma", "Nico", "Pat", "Lea")
+
+
+def panel(lang: str, outcome: HandOutcome | None, void: LineKind | None = None) -> dict:
+    story = Story(Words(lang))
+    scores = score_hand(CONFIG, outcome) if outcome else (0, 0, 0, 0)
+    report = AuditReport((), None, outcome, scores, True)
+    story._audit = (3, report, None)  # type: ignore[assignment]
+    peer = SimpleNamespace(names=NAMES, config=CONFIG)
+    result = story._result(peer, HandEnded(3, void, scores))  # type: ignore[arg-type]
+    assert result is not None
+    return result
+
+
+def rows(result: dict) -> dict[str, str]:
+    return {r["label"]: r["value"] for r in result["rows"]}
+
+
+def test_a_garde_made_with_the_petit_au_bout() -> None:
+    # The README's example: Nico, garde, two oudlers, 47 points, petit au bout.
+    outcome = HandOutcome(Contract.GARDE, 1, None, 94, 2, petit_au_bout=Side.ATTACK)
+    result = panel("fr", outcome)
+    assert result["title"] == "Nico — Garde — réussi de 6"
+    got = rows(result)
+    assert got["Bouts"] == "2" and got["Points faits"] == "47" and got["Points demandés"] == "41"
+    assert got["Base (25 + écart) × contrat"] == "+62"
+    assert got["Petit au bout"] == "attaque +20"
+    assert got["Marque de la donne"] == "+82"
+    assert [p["score"] for p in result["players"]] == [-82, 246, -82, -82]
+
+
+def test_a_failed_prise_with_a_poignee_in_english() -> None:
+    outcome = HandOutcome(Contract.PRISE, 0, None, 81, 1, poignees=(Poignee(Side.DEFENCE, 1),))
+    result = panel("en", outcome)
+    assert result["title"] == "Emma — Prise — failed by 11" and result["made"] is False
+    got = rows(result)
+    assert got["Points made"] == "40.5" and got["Points needed"] == "51"
+    assert got["Poignées"] == "-20" and got["Petit au bout"] == "nobody 0"
+
+
+def test_void_deals_say_why() -> None:
+    assert panel("fr", None, LineKind.ALL_PASS)["title"] == "Donne annulée (tout le monde a passé)"
+    assert panel("en", None, LineKind.PETIT_SEC)["title"] == "Deal void (petit sec)"

@@ -102,7 +102,7 @@ def bench(players: int) -> dict[str, Any]:
     env = dict(os.environ, BROWSER="true")  # the page is opened by Playwright below
     command = [sys.executable, "-m", "tarot_p2p", "host", "--players", str(players),
                "--bots", str(players - 1), "--deals", "1", "--listen", "127.0.0.1",
-               "--data-dir", str(data), "--lang", "en"]  # fmt: skip
+               "--profile", str(data), "--lang", "en"]  # fmt: skip
     with sync_playwright() as p:
         started = time.perf_counter()
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)

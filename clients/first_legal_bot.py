@@ -7,7 +7,7 @@ handshake, the mental-poker deal, checking every other seat, the transcript and 
 on disk, timeouts. Replace ``decide`` with your own strategy; everything your seat may know
 is in ``peer.private_state().observation(peer.seat)``.
 
-    python3 clients/first_legal_bot.py CODE [--name NAME] [--relay] [--data-dir DIR]
+    python3 clients/first_legal_bot.py CODE [--name NAME] [--relay] [--profile DIR]
 """
 
 from __future__ import annotations

@@ -15,17 +15,16 @@ import logging
 import secrets
 import socket
 import sys
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.cli.house_bots import bot_names, seat_house_bots
 from tarot_p2p.cli.join import (
     add_seat_options,
-    default_data_dir,
+    connect_patiently,
     describe_table,
     report,
     run_seat,
@@ -38,8 +37,9 @@ from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
 from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import JoinRequest, LobbyError, clean_name
-from tarot_p2p.net.runner import Policy, Timeouts
-from tarot_p2p.net.session import HostedHub, host_table, play_seat
+from tarot_p2p.net.profile import Profile, ProfileError, TableState, Ticket
+from tarot_p2p.net.runner import Connector, Policy, Timeouts
+from tarot_p2p.net.session import HostedHub, host_table, play_seat, resume_seat
 from tarot_p2p.rules.config import (
     GameEnd,
     TableConfig,
@@ -71,6 +71,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=0, help="port the hub listens on (0: any)")
     p.add_argument("--advertise", help="host name in the join code (default: this machine's)")
     p.add_argument("--relay", metavar="CODE", help="use this standalone relay instead of a hub")
+    p.add_argument(
+        "--new",
+        action="store_true",
+        help="start a new table even if you have an unfinished one (which is kept)",
+    )
     add_seat_options(p, default_name="Host")
     p.set_defaults(func=run)
 
@@ -108,60 +113,109 @@ async def _host(
     policy: Policy,
     timeouts: Timeouts,
     relay: JoinCode | None,
+    profile: Profile,
+    resume: TableState | None,
 ) -> int:
-    identity = Ed25519PrivateKey.generate()
-    data_dir: Path = args.data_dir or default_data_dir()
+    identity = profile.identity()
+    ticket = resume.ticket if resume is not None else None
+    if ticket is not None:
+        code = JoinCode.decode(ticket.code)
+        table_id, secret = code.table_id, code.secret
+        relay = code if ticket.relay else None
+        if ticket.config is not None:
+            config = TableConfig.from_canonical_bytes(bytes.fromhex(ticket.config))
+        name = ticket.name
+        names = list(ticket.bots)
+    else:
+        table_id = secrets.token_bytes(TABLE_ID_LEN)
+        secret = secrets.token_bytes(SECRET_LEN)
+        if relay is not None:
+            table_id, secret = relay.table_id, relay.secret
+        names = bot_names(args.bots, name)
+    files = profile.seat_files(table_id, identity)
+    peer = resume_seat(files, identity) if resume is not None else None
 
     def joined(request: JoinRequest) -> None:
         print(f"{request.name} joined", flush=True)
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(warm_up_crypto)
         hosted: HostedHub | None = None
         link: MessageLink
+        reconnect: Connector | None = None
         if relay is None:
-            table_id = secrets.token_bytes(TABLE_ID_LEN)
-            hub = Hub(identity, table_id, secrets.token_bytes(SECRET_LEN))
+            hub = Hub(identity, table_id, secret)
             hosted = HostedHub(hub)
-            listeners = await nursery.start(hosted.serve, args.listen, args.port)
+            listen = ticket.listen if ticket is not None and ticket.listen else args.listen
+            wanted = ticket.port if ticket is not None and ticket.port else args.port
+            listeners = await nursery.start(hosted.serve, listen, wanted)
             port = listeners[0].socket.getsockname()[1]
-            advertise = args.advertise or (
-                local_address() if args.listen in ("0.0.0.0", "") else args.listen
-            )
-            print(f"hub listening on {args.listen}:{port}", flush=True)
-            print(f"join code: {hub.join_code(advertise, port).encode()}", flush=True)
+            if ticket is not None:
+                code = JoinCode.decode(ticket.code)
+            else:
+                advertise = args.advertise or (
+                    local_address() if listen in ("0.0.0.0", "") else listen
+                )
+                code = hub.join_code(advertise, port)
+            print(f"hub listening on {listen}:{port}", flush=True)
+            print(f"join code: {code.encode()}", flush=True)
             link = hub.local_link()
-            names = bot_names(args.bots, name)
+            saved = Ticket(
+                "host", code.encode(), name, False, None, listen, port, bots=tuple(names)
+            )
             bots_done = seat_house_bots(
                 nursery,
                 hub,
                 names,
                 lambda i: BotPolicy(f"{args.seed}/{i + 1}"),
-                data_dir / "house-bots",
+                profile.root,
                 timeouts,
             )
             if names:
                 print(f"bots playing in this program: {', '.join(names)}", flush=True)
         else:
-            table_id = relay.table_id
-            link = await connect(relay, identity)
+            relay_code = relay
+
+            async def reconnect() -> MessageLink:
+                return await connect(relay_code, identity)
+
+            link = await connect_patiently(relay, identity, timeouts, show=True)
             print("connected to the relay; players join with its code and --relay", flush=True)
-        print(f"waiting for {config.players - 1} players...", flush=True)
-        peer = await host_table(
-            link, identity, name, config, table_id, on_join=joined, timeout=timeouts.lobby
-        )
+            saved = Ticket("host", relay.encode(), name, True)
+        config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
+        profile.save_ticket(files, replace(saved, config=config_hex))
+        if peer is None:
+            print(f"waiting for {config.players - 1} players...", flush=True)
+            async with trio.open_nursery() as ready:
+                # The crypto tables are built while the players come: the set-up, which
+                # starts everyone's clock, goes out only once this peer is ready.
+                ready.start_soon(warm_up_crypto)
+                peer = await host_table(
+                    link, identity, name, config, table_id, on_join=joined, timeout=timeouts.lobby
+                )
+        else:
+            print("taking back your unfinished table...", flush=True)
+            await warm_up_crypto()
         print(describe_table(peer), flush=True)
         try:
-            outcome = await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)
+            outcome = await play_seat(
+                peer,
+                link,
+                policy,
+                profile.tables,
+                identity,
+                timeouts=timeouts,
+                reconnect=reconnect,
+            )
         finally:
-            await link.aclose()
-        code = report(outcome, peer)
+            with trio.CancelScope(shield=True):
+                await link.aclose()
+        exit_code = report(outcome, peer)
         if hosted is not None:
             with trio.move_on_after(LINGER):
                 await bots_done.wait()
                 await hosted.wait_empty()
         nursery.cancel_scope.cancel()
-    return code
+    return exit_code
 
 
 def run(args: argparse.Namespace) -> int:
@@ -177,8 +231,20 @@ def run(args: argparse.Namespace) -> int:
         if args.bots and relay is not None:
             raise ValueError("--bots needs the hub in this program: leave out --relay")
         bot_names(args.bots, name)
-    except (ValueError, JoinCodeError, LobbyError) as exc:
+        profile = Profile(args.profile)
+        resume = None
+        if not args.new:
+            tables = profile.unfinished(profile.identity())
+            resume = next((t for t in tables if t.ticket and t.ticket.role == "host"), None)
+    except (ValueError, JoinCodeError, LobbyError, ProfileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if resume is not None:
+        print(
+            f"You have an unfinished table ({resume.files.directory.name}): taking it back. "
+            "To start a new table instead, run host with --new.",
+            flush=True,
+        )
     policy = BotPolicy(args.seed) if args.bot else human_policy(args)
-    return run_seat(with_page(policy, _host), args, config, name, policy, timeouts, relay)
+    main = with_page(policy, _host)
+    return run_seat(main, args, config, name, policy, timeouts, relay, profile, resume)

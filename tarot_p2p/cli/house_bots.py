@@ -19,8 +19,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, fingerprint
+from tarot_p2p.net.profile import Profile
 from tarot_p2p.net.runner import Outcome, Policy, Timeouts
-from tarot_p2p.net.session import host_table, join_table, play_seat
+from tarot_p2p.net.session import host_table, join_table, play_seat, resume_seat
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import TableConfig
 
@@ -38,23 +39,34 @@ def bot_names(count: int, taken: str) -> list[str]:
 
 
 async def house_bot(
-    hub: Hub, name: str, policy: Policy, data_dir: Path, timeouts: Timeouts
+    hub: Hub, name: str, policy: Policy, profile: Profile, timeouts: Timeouts
 ) -> Outcome:
-    """One bot seated through ``hub``'s in-process link, played to the end of the game."""
-    identity = Ed25519PrivateKey.generate()
+    """One bot seated through ``hub``'s in-process link, played to the end of the game.
+
+    Each bot has a profile of its own (under the host's), so that a host restarted after
+    a crash brings its bots back to their seats with their keys and secrets."""
+    identity = profile.identity()
+    files = profile.seat_files(hub.table_id, identity)
+    peer = resume_seat(files, identity)
     link = hub.local_link()
     try:
-        peer, _ = await join_table(
-            link,
-            identity,
-            name,
-            hub.table_id,
-            hub_fingerprint=fingerprint(hub.identity.public_key()),
-            timeout=timeouts.lobby,
-        )
-        return await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)
+        if peer is None:
+            peer, _ = await join_table(
+                link,
+                identity,
+                name,
+                hub.table_id,
+                hub_fingerprint=fingerprint(hub.identity.public_key()),
+                timeout=timeouts.lobby,
+            )
+        return await play_seat(peer, link, policy, profile.tables, identity, timeouts=timeouts)
     finally:
         await link.aclose()
+
+
+def bot_profile(root: Path, index: int) -> Profile:
+    """The profile of the host's ``index``-th house bot, inside the host's own folder."""
+    return Profile(root / "house-bots" / f"bot{index + 1}")
 
 
 def seat_house_bots(
@@ -62,19 +74,21 @@ def seat_house_bots(
     hub: Hub,
     names: list[str],
     make_policy: Callable[[int], Policy],
-    data_dir: Path,
+    root: Path,
     timeouts: Timeouts,
     outcomes: list[Outcome] | None = None,
 ) -> trio.Event:
     """Start one :func:`house_bot` per name in ``nursery`` (bot ``i`` decides with
-    ``make_policy(i)``); their outcomes are appended to ``outcomes`` as they finish. The
-    event returned is set once they all have (so the host waits for them before leaving)."""
+    ``make_policy(i)`` and keeps its files in :func:`bot_profile` of ``root``); their
+    outcomes are appended to ``outcomes`` as they finish. The event returned is set once
+    they all have (so the host waits for them before leaving)."""
     finished = trio.Event()
     running = [len(names)]
 
-    async def run(name: str, policy: Policy) -> None:
+    async def run(index: int, name: str, policy: Policy) -> None:
         try:
-            outcome = await house_bot(hub, name, policy, data_dir, timeouts)
+            profile = bot_profile(root, index)
+            outcome = await house_bot(hub, name, policy, profile, timeouts)
             if outcomes is not None:
                 outcomes.append(outcome)
         finally:
@@ -83,7 +97,7 @@ def seat_house_bots(
                 finished.set()
 
     for i, name in enumerate(names):
-        nursery.start_soon(run, name, make_policy(i))
+        nursery.start_soon(run, i, name, make_policy(i))
     if not names:
         finished.set()
     return finished

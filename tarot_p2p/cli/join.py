@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import getpass
 import logging
-import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -25,34 +24,31 @@ from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.crypto.shuffle import precompute_tables
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
-from tarot_p2p.net.link import connect
+from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import LobbyError, clean_name
 from tarot_p2p.net.noise import NoiseError
-from tarot_p2p.net.runner import Outcome, Policy, Timeouts
-from tarot_p2p.net.session import LobbyTimeout, TableFull, join_table, play_seat
+from tarot_p2p.net.profile import Profile, ProfileError, Ticket, default_root
+from tarot_p2p.net.runner import BACKOFF, Outcome, Policy, Timeouts
+from tarot_p2p.net.session import LobbyTimeout, TableFull, join_table, play_seat, resume_seat
 from tarot_p2p.protocol.peer import Peer
-
-
-def default_data_dir() -> Path:
-    return Path(os.environ.get("TAROT_P2P_DATA", Path.home() / ".tarot-p2p"))
 
 
 def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> None:
     """Options every seated program shares (``host``, ``join``, ``bot``)."""
     p.add_argument("--name", default=default_name, help="your name at the table")
     p.add_argument(
-        "--data-dir",
+        "--profile",
         type=Path,
         default=None,
-        help="where transcripts and score sheets are kept (default: $TAROT_P2P_DATA "
-        "or ~/.tarot-p2p)",
+        help="your profile folder: identity, tables, transcripts and score sheets "
+        f"(default: {default_root()})",
     )
     p.add_argument(
         "--timeout",
         type=float,
         default=60.0,
         help="seconds to wait for a computed message (keys, shuffles, shares) before "
-        "aborting the hand and naming the silent seat (default 60)",
+        "recording the silent seat as absent (default 60)",
     )
     p.add_argument(
         "--decision-timeout",
@@ -124,19 +120,51 @@ def report(outcome: Outcome, peer: Peer) -> int:
     return 0 if outcome.finished else 1
 
 
+async def connect_patiently(
+    code: JoinCode, identity: Ed25519PrivateKey, timeouts: Timeouts, show: bool
+) -> MessageLink:
+    """A link to the table's hub, trying again with backoff while it is down (a host
+    restarting its program), up to the reconnection limit."""
+    attempt = 0
+    with trio.move_on_after(timeouts.reconnect):
+        while True:
+            try:
+                return await connect(code, identity)
+            except NETWORK_ERRORS as exc:
+                if attempt == 0 and show:
+                    print(f"cannot reach the table yet ({exc}); trying again...", flush=True)
+            await trio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+            attempt += 1
+    raise LinkError(f"the table at {code.host}:{code.port} did not answer")
+
+
 async def _join(
     code: JoinCode,
     name: str,
     policy: Policy,
-    data_dir: Path,
+    profile: Profile,
     timeouts: Timeouts,
     hub_fingerprint: bytes | None,
     show: bool,
+    relay: bool,
 ) -> int:
-    identity = Ed25519PrivateKey.generate()
-    async with trio.open_nursery() as nursery:
-        # The fixed-base tables (about 2 s) are built while we wait for the other players.
-        nursery.start_soon(warm_up_crypto)
+    identity = profile.identity()
+    files = profile.seat_files(code.table_id, identity)
+    host_key = None if hub_fingerprint is None else hub_fingerprint.hex()
+    profile.save_ticket(files, Ticket("join", code.encode(), name, relay, host_key))
+    peer = resume_seat(files, identity)
+    # The fixed-base tables (about 2 s) are built before we sit: nobody's clock starts
+    # on a peer that is not ready.
+    await warm_up_crypto()
+
+    async def reconnect() -> MessageLink:
+        return await connect(code, identity)
+
+    if peer is not None:
+        if show:
+            print("taking your seat back at this table...", flush=True)
+        link = await connect_patiently(code, identity, timeouts, show)
+    else:
         link = await connect(code, identity)
         if show:
             print(f"connected to {code.host}:{code.port}; waiting for the host to seat everyone")
@@ -151,9 +179,12 @@ async def _join(
     if show:
         print(describe_table(peer))
     try:
-        outcome = await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)
+        outcome = await play_seat(
+            peer, link, policy, profile.tables, identity, timeouts=timeouts, reconnect=reconnect
+        )
     finally:
-        await link.aclose()
+        with trio.CancelScope(shield=True):
+            await link.aclose()
     return report(outcome, peer)
 
 
@@ -179,8 +210,9 @@ def run_joiner(args: argparse.Namespace, policy: Policy, *, show: bool) -> int:
     except (JoinCodeError, LobbyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    data_dir = args.data_dir or default_data_dir()
-    return run_seat(with_page(policy, _join), code, name, policy, data_dir, timeouts, pinned, show)
+    profile = Profile(args.profile)
+    main = with_page(policy, _join)
+    return run_seat(main, code, name, policy, profile, timeouts, pinned, show, args.relay)
 
 
 NETWORK_ERRORS = (LinkError, NoiseError, OSError, trio.TooSlowError)
@@ -203,10 +235,17 @@ def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
     try:
         return trio.run(main, *args)
     except BaseException as exc:
-        leaf = _leaf(exc, (KeyboardInterrupt, TableFull, LobbyTimeout, *NETWORK_ERRORS))
+        kinds = (KeyboardInterrupt, TableFull, LobbyTimeout, ProfileError, ValueError)
+        leaf = _leaf(exc, (*kinds, *NETWORK_ERRORS))
         if isinstance(leaf, KeyboardInterrupt):
-            print("\nleft the table", file=sys.stderr)
+            print(
+                "\nleft the table; run the same command again to take your seat back",
+                file=sys.stderr,
+            )
             return 130
+        if isinstance(leaf, ProfileError | ValueError):
+            print(f"error: {leaf}", file=sys.stderr)
+            return 2
         if isinstance(leaf, LobbyTimeout):
             print(f"error: {leaf}", file=sys.stderr)
             return 1

@@ -4,15 +4,25 @@ Theory of operation. The hub is untrusted by design. It terminates each peer's N
 session (so it sees messages, which the protocol makes public anyway: hidden cards travel
 encrypted to their owner by the mental-poker layer), but it cannot forge or alter a
 message, since peers verify every envelope signature and the transcript chain. What it can
-do is stall, which peers' timeouts turn into an attributed abort.
+do is stall or drop, which peers repair by asking each other for records (sync requests)
+and, past a seat's limit, record as an absence that blames nobody.
 
 All relayed messages go into one ordered log; each member has a cursor in it and one
 writer task that sends every entry not sent by that member. Appending is synchronous (no
 checkpoint between "append" and "wake the writers"), so every member sees the same global
 order. A peer connecting late, or again, is sent the log from its start (peers drop
-duplicates by the transcript's ``DUPLICATE`` verdict). The log keeps at most
-``max_backlog`` bytes; a member whose cursor falls behind the oldest kept entry is too slow
-and is dropped.
+duplicates by the transcript's ``DUPLICATE`` verdict).
+
+Bounded, and the bounds fall on whoever exceeds them (``wire.md`` §7.3):
+
+* the log keeps at most ``max_backlog`` bytes; a member still owed trimmed entries skips
+  them (and asks the peers for what it missed): a slow reader loses messages, never its
+  link, and never costs the others anything;
+* each connected sender has a budget of bytes and of messages (a token bucket: a burst,
+  refilled at a steady rate); a sender over budget is disconnected, so a member flooding
+  the table loses its own link and the members reading it keep theirs;
+* a member whose socket takes no bytes for ``send_timeout`` seconds is disconnected (its
+  own link only).
 
 Failure isolation: each connection runs in its own task; a failed handshake, a malformed
 or oversize frame, a bad transport tag or a timeout ends that task and closes that
@@ -41,8 +51,35 @@ _CONNECTION_ERRORS = (LinkError, NoiseError, trio.TooSlowError, trio.BrokenResou
 """What a single connection can break; each ends that connection only."""
 
 
-class MemberDropped(LinkError):
-    """This member fell too far behind the hub's backlog."""
+class OverBudget(LinkError):
+    """This member sent more than its budget of bytes or messages: a flood."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """What one member may send: a burst, refilled at a steady rate (token buckets)."""
+
+    burst_bytes: int = 8 << 20
+    bytes_per_second: int = 2 << 20
+    burst_messages: int = 512
+    messages_per_second: int = 128
+
+
+class _Bucket:
+    def __init__(self, burst: int, rate: int) -> None:
+        self.burst = burst
+        self.rate = rate
+        self.level = float(burst)
+        self.at = trio.current_time()
+
+    def take(self, amount: int) -> bool:
+        now = trio.current_time()
+        self.level = min(float(self.burst), self.level + (now - self.at) * self.rate)
+        self.at = now
+        if amount > self.level:
+            return False
+        self.level -= amount
+        return True
 
 
 @dataclass(slots=True)
@@ -55,9 +92,8 @@ class _Entry:
 class _Member:
     ident: int
     cursor: int
-    dropped: bool = False
-    cancel: Callable[[], None] | None = None
-    """Stops the member's connection at once (a TCP member blocked on a slow socket)."""
+    skipped: int = 0
+    """Entries trimmed from the log before this member was sent them."""
 
 
 class HandshakesFull(Exception):
@@ -82,6 +118,8 @@ class Hub:
         admit: Callable[[Ed25519PublicKey], bool] | None = None,
         max_backlog: int = 64 << 20,
         max_handshakes: int = 32,
+        budget: Budget = Budget(),
+        send_timeout: float = 60.0,
     ) -> None:
         self.identity = identity
         self.table_id = table_id
@@ -89,6 +127,8 @@ class Hub:
         self.config = config
         self.admit = admit
         self.max_backlog = max_backlog
+        self.budget = budget
+        self.send_timeout = send_timeout
         self.stats = HubStats()
         self._log: list[_Entry] = []
         self._base = 0
@@ -124,24 +164,17 @@ class Hub:
     def _trim(self) -> None:
         """Forget the oldest entries (down to 3/4 of the budget, so trimming is rare).
 
-        A member still owed one of them fell too far behind: it is dropped.
-        """
+        A member still owed some of them skips them: it will ask the peers for what it
+        lacks. Nobody is disconnected for being slow."""
         keep_bytes, cut = self._log_bytes, 0
         while cut < len(self._log) - 1 and keep_bytes > self.max_backlog * 3 // 4:
             keep_bytes -= len(self._log[cut].message)
             cut += 1
         new_base = self._base + cut
         for member in self._members.values():
-            if member.dropped or member.cursor >= new_base:
-                continue
-            owed = self._log[member.cursor - self._base : cut]
-            if all(entry.sender == member.ident for entry in owed):
+            if member.cursor < new_base:
+                member.skipped += new_base - member.cursor
                 member.cursor = new_base
-                continue
-            member.dropped = True
-            self._drop(MemberDropped(f"member {member.ident} fell behind the hub backlog"))
-            if member.cancel is not None:
-                member.cancel()
         del self._log[:cut]
         self._log_bytes = keep_bytes
         self._base = new_base
@@ -149,8 +182,6 @@ class Hub:
     async def _next_for(self, member: _Member) -> bytes:
         """The next logged message ``member`` did not send itself, waiting if needed."""
         while True:
-            if member.dropped:
-                raise MemberDropped("fell behind the hub backlog")
             end = self._base + len(self._log)
             while member.cursor < end:
                 entry = self._log[member.cursor - self._base]
@@ -191,13 +222,22 @@ class Hub:
         self.stats.accepted += 1
         member = self._new_member()
 
+        budget = self.budget
+        byte_bucket = _Bucket(budget.burst_bytes, budget.bytes_per_second)
+        message_bucket = _Bucket(budget.burst_messages, budget.messages_per_second)
+
         async def pump_out() -> None:
             while True:
-                await link.send(await self._next_for(member))
+                message = await self._next_for(member)
+                with trio.fail_after(self.send_timeout):
+                    await link.send(message)
 
         async def pump_in() -> None:
             while True:
-                self._relay(member, await link.receive())
+                message = await link.receive()
+                if not (message_bucket.take(1) and byte_bucket.take(len(message))):
+                    raise OverBudget(f"member {member.ident} sent over its budget")
+                self._relay(member, message)
 
         try:
             async with trio.open_nursery() as nursery:
@@ -205,14 +245,11 @@ class Hub:
                 async def guarded(pump: Callable[[], Awaitable[None]]) -> None:
                     try:
                         await pump()
-                    except MemberDropped:
-                        pass  # already recorded by _trim, which dropped it
                     except _CONNECTION_ERRORS as exc:
                         self._drop(exc)
                     finally:
                         nursery.cancel_scope.cancel()
 
-                member.cancel = nursery.cancel_scope.cancel
                 nursery.start_soon(guarded, pump_out)
                 nursery.start_soon(guarded, pump_in)
         finally:

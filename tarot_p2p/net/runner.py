@@ -8,23 +8,45 @@ background task:
   (``next_message()``); when it is a decision, ask the :class:`Policy` (a bot or a human)
   and hand the choice to the peer (``act`` / ``discard``), which refuses anything illegal.
   The message is made durable in the transcript file, then sent.
-* **their turn** — receive from the link inside a cancel scope whose deadline is the
-  expected sender's timeout (a decision gets longer than a computed message). Bytes no
-  seat provably signed, duplicates and gaps are logged and ignored *without* moving the
-  deadline, so junk cannot keep a silent seat alive. A message accepted by the peer is
+* **their turn** — receive from the link until the expected sender's message is in. The
+  wait has an absolute deadline (the seat's *absence* limit: a decision gets longer than
+  a computed message); bytes no seat provably signed and duplicates are ignored *without*
+  moving it, so junk cannot keep a silent seat alive. A message accepted by the peer is
   written to the transcript file before anything else happens (the process may die: the
   record is the operating system's), and made durable (``fsync``) before our next message
   is sent, which depends on it (``wire.md`` §4.4).
 
+Nothing a relay does can make a seat look guilty (``wire.md`` §7):
+
+* **Gaps are repaired, not blamed.** A message that builds on records we do not hold is
+  kept aside (:class:`~tarot_p2p.protocol.sync.EarlyMessages`) and we broadcast a signed
+  *sync request*; every peer holding more answers with the records, which anyone may hand
+  over since each is signed and chained. The same request goes out whenever the wait has
+  made no progress for ``nudge`` seconds, so a message the relay dropped for us alone is
+  fetched from the others, and after every reconnection.
+* **Equivocation is shared.** Two signed messages of one seat for one slot (however they
+  arrived: a relay showing members different versions is found through the sync
+  answers) name that seat; we pass both on to the others before stopping, so every honest
+  peer names it too.
+* **Silence is an absence, never a violation.** The expected sender silent past its limit
+  ends the wait with an *absence* record naming who was silent, marked unattributed: the
+  relay, the network or the player may be the cause, and only a signed message is proof.
+* **Links come back.** When our link fails, the runner reconnects by itself with
+  backoff (``reconnect``), asks for what it missed and goes on; the wait's deadline
+  restarts, since we could not hear anybody meanwhile.
+
 Before each message of ours, the peer's exported secrets (``secrets.bin``, private) are
 saved when they changed, so that ``Peer.resume`` can take the seat back after a crash.
 
-Ends: the game is over (the peer expects nobody); the expected sender stayed silent
-(``timeout``); a seat signed something the protocol refuses (``violation``, with the
-signed evidence); the link died (``disconnected``, nobody blamed). Every end but the first
-writes an **aborted-hand record** (JSON) next to the transcript. The score sheet is
-rewritten (atomically: temporary file, ``fsync``, rename) after each agreed hand, so a
-crash loses nothing that was agreed.
+Ends: the game is over (the peer expects nobody); an absence; a seat signed something the
+protocol refuses (``violation``, with the signed evidence); our link could not be brought
+back (``disconnected``, nobody named). Every end but the first writes an **aborted-hand
+record** (JSON) next to the transcript; an absence or a lost link can be resumed later
+from the same files. The score sheet is rewritten (atomically: temporary file,
+``fsync``, rename) after each agreed hand, so a crash loses nothing that was agreed.
+
+The policy is told what it may show a player while it waits (:class:`Notice`): whom we
+wait for and since when, a seat that came back, our own link going down and up.
 
 CPU-heavy protocol work (shuffles, proofs) runs in a worker thread by default
 (``offload``), so a hub hosted in the same process keeps relaying meanwhile; tests that
@@ -47,10 +69,18 @@ import trio
 
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.link import MessageLink
+from tarot_p2p.net.lobby import LobbyError, read_join_request
 from tarot_p2p.net.store import TranscriptStore
-from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
+from tarot_p2p.protocol.errors import (
+    Equivocation,
+    LocalProtocolError,
+    SeatViolation,
+    UnattributedMessage,
+)
 from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent
+from tarot_p2p.protocol.sync import EarlyMessages, SyncError, SyncRequest, answer
 from tarot_p2p.protocol.table import ENGINE_TYPES
+from tarot_p2p.protocol.transcript import TranscriptGap
 from tarot_p2p.rules.actions import Action, Discard
 from tarot_p2p.rules.cards import CardSet
 from tarot_p2p.rules.deal import chien_size
@@ -61,6 +91,17 @@ T = TypeVar("T")
 DECISION_TYPES = frozenset(t for types in ENGINE_TYPES.values() for t in types)
 """Message kinds a player chooses (bids, cards, écart...): they get the decision timeout."""
 MAX_REFUSALS = 5
+LINK_ERRORS = (LinkError, trio.BrokenResourceError, trio.ClosedResourceError)
+"""What a dead link raises; the runner reconnects (or stops, when it cannot)."""
+NOTICE_EVERY = 5.0
+"""Seconds between two "still waiting for ..." notices to the policy."""
+ANSWER_EVERY = 0.5
+"""Seconds between two answers to the same member's sync requests (a replayed or
+repeated request costs the table one bounded answer per interval, no more)."""
+MAX_NUDGE = 16.0
+"""Longest interval between two sync requests of one wait without progress."""
+BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
+"""Seconds between reconnection attempts (the last one repeats)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +131,25 @@ async def ecart_by_steps(peer: Peer, pick: Callable[[State, int], Awaitable[Acti
     return Ecart(cards)
 
 
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something a player should see while the table waits.
+
+    ``kind`` is ``waiting`` (for ``seat``, since ``seconds``), ``back`` (``seat`` asked
+    for the records it missed: it is reconnecting and alive), ``reconnecting`` (our own
+    link is down, since ``seconds``) or ``connected`` (our link is back)."""
+
+    kind: str
+    seat: int | None
+    name: str | None
+    seconds: float
+
+
 class Policy(Protocol):
-    """Who makes this seat's decisions: a bot, a human at a terminal, a test script."""
+    """Who makes this seat's decisions: a bot, a human at a terminal, a test script.
+
+    A policy may also define ``async notice(peer, notice: Notice)`` to show the table's
+    waiting and reconnecting states; the runner calls it when present."""
 
     async def decide(self, peer: Peer, refused: str | None) -> Decision:
         """The choice for the decision due now (``refused``: why the last one was refused)."""
@@ -102,16 +160,26 @@ class Policy(Protocol):
         ...
 
 
+Connector = Callable[[], Awaitable[MessageLink]]
+"""Opens a new link to the table's hub (the runner's way back after a lost link)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Timeouts:
-    """How long to wait for the expected sender before aborting the hand, in seconds."""
+    """How long to wait, in seconds."""
 
     message: float = 60.0
-    """A message a program computes (key share, shuffle, decryption shares, score)."""
+    """For a message a program computes (key share, shuffle, shares, score), before the
+    silent seat is recorded as absent."""
     decision: float = 600.0
-    """A player's decision (bid, call, écart, announcement, card)."""
+    """For a player's decision (bid, call, écart, announcement, card), likewise."""
     lobby: float = 1800.0
     """The table filling up: the host waiting for every seat, a joiner for the set-up."""
+    nudge: float = 2.0
+    """Without progress for this long, ask the other peers for records we may lack (then
+    again after twice as long, and so on, up to 16 s)."""
+    reconnect: float = 900.0
+    """How long to keep trying to bring a lost link back before giving up."""
 
     def for_types(self, kinds: Sequence[str]) -> float:
         return self.decision if DECISION_TYPES.intersection(kinds) else self.message
@@ -126,14 +194,24 @@ class WireStats:
     received_messages: int = 0
     received_bytes: int = 0
     ignored: int = 0
+    sync_requests: int = 0
+    """Sync requests we sent."""
+    resent: int = 0
+    """Records we sent again in answer to others' sync requests."""
+    reconnects: int = 0
+    early: int = 0
+    """Messages that arrived before those they build on, kept until they fit."""
 
 
 @dataclass(frozen=True, slots=True)
 class AbortRecord:
-    """Why a hand stopped short: who is blamed (``None``: nobody can be) and the proof."""
+    """Why a hand stopped short: who is named (``None``: nobody) and whether it is blame.
+
+    ``attributed`` is true only for a violation, whose ``evidence`` (signed messages)
+    anyone can check; an absence names the silent seat without blaming it."""
 
     kind: str
-    """``timeout``, ``violation`` or ``disconnected``."""
+    """``absence``, ``violation`` or ``disconnected``."""
     hand: int
     seat: int | None
     reason: str
@@ -142,12 +220,14 @@ class AbortRecord:
     accepted: int
     """Messages in the transcript when the hand stopped."""
     head: bytes
+    attributed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "hand": self.hand,
             "seat": self.seat,
+            "attributed": self.attributed,
             "reason": self.reason,
             "expected_types": list(self.expected_types),
             "evidence": [e.hex() for e in self.evidence],
@@ -250,6 +330,7 @@ class TableRunner:
         *,
         timeouts: Timeouts = Timeouts(),
         offload: bool = True,
+        reconnect: Connector | None = None,
     ) -> None:
         if peer.seat is None:
             raise ValueError("an observer does not play: give the peer a seat")
@@ -259,12 +340,32 @@ class TableRunner:
         self.files = files
         self.timeouts = timeouts
         self.offload = offload
+        self.reconnect = reconnect
         self.stats = WireStats()
         self._store: TranscriptStore | None = None
         self._saved = 0
         self._unsynced = False
         self._sheet_lines = -1
         self._secrets = b""
+        self._early = EarlyMessages()
+        self._answered: dict[int, float] = {}
+        self._ask_at = float("inf")
+        """When to send our next sync request (``inf``: none planned)."""
+        self._links = 0
+        """Links opened so far after the first: a wait restarts its deadline on a new one."""
+
+    def _open_store(self) -> tuple[TranscriptStore, int]:
+        """The transcript file, new or (a seat taken back after a crash) the one the peer
+        was rebuilt from: then its records must be the first of the peer's transcript."""
+        peer, path = self.peer, self.files.transcript
+        if not path.exists():
+            return TranscriptStore.create(path, peer.table_id, peer.binding), 0
+        store, on_disk = TranscriptStore.resume(path)
+        count = len(on_disk)
+        if count > len(peer.transcript) or on_disk.head != peer.transcript.digest_after(count):
+            store.close()
+            raise LocalProtocolError(f"{path} is not this seat's transcript")
+        return store, count
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         if self.offload:
@@ -273,15 +374,16 @@ class TableRunner:
         return fn(*args)
 
     async def run(self) -> Outcome:
-        """Play until the game ends or the hand is aborted; never raises for a remote fault."""
+        """Play until the game ends or the hand stops; never raises for a remote fault."""
         self.files.directory.mkdir(parents=True, exist_ok=True)
         peer = self.peer
-        self._store = await self._run(
-            TranscriptStore.create, self.files.transcript, peer.table_id, peer.binding
-        )
+        store, self._saved = await self._run(self._open_store)
+        self._store = store
         abort: AbortRecord | None = None
         try:
             await self._persist()
+            # A peer taken back from its files may lack what the others said meanwhile.
+            self._ask_at = trio.current_time()
             try:
                 while peer.expected_sender() is not None:
                     if peer.my_turn():
@@ -290,12 +392,12 @@ class TableRunner:
                         await self._listen()
             except _Stop as stop:
                 abort = stop.record
-                log.warning("hand %d aborted: %s", abort.hand, abort.reason)
+                log.warning("hand %d stopped: %s", abort.hand, abort.reason)
                 await self._persist()
                 await self._run(write_json_atomic, self.files.abort, abort.to_dict())
             await self._save_sheet()
         finally:
-            self._store.close()
+            store.close()
         return Outcome(abort is None, abort, self.files, self.stats)
 
     # ------------------------------------------------------------------ our turn
@@ -318,9 +420,9 @@ class TableRunner:
         await self._after(peer.own_events)
 
     async def _decide(self) -> bytes:
-        """Our decision, within the decision timeout: past it every other seat aborts the
-        hand naming us (:meth:`_listen`), so we stop too, with the same record, instead of
-        waiting on a player who has left."""
+        """Our decision, within the decision timeout: past it the other seats record us as
+        absent (:meth:`_listen`), so we stop too, with the same record, instead of waiting
+        on a player who has left."""
         peer = self.peer
         refused: str | None = None
         with trio.move_on_after(self.timeouts.decision):
@@ -334,60 +436,192 @@ class TableRunner:
                     refused = str(exc)
                     log.info("decision refused: %s", refused)
             raise LocalProtocolError(f"the policy made {MAX_REFUSALS} illegal choices: {refused}")
-        raise self._timeout(self.timeouts.decision)
+        raise self._absence(self.timeouts.decision)
 
     async def _send(self, wire: bytes) -> None:
-        """Hand ``wire`` to the link within the message timeout: a hub (or a network) that
-        takes no bytes at all is a lost link, not a reason to wait forever."""
-        limit = self.timeouts.message
-        with trio.move_on_after(limit) as sending:
-            try:
-                await self.link.send(wire)
-            except (LinkError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                raise self._stop("disconnected", None, f"cannot send: {exc}") from None
-        if sending.cancelled_caught:
-            raise self._stop("disconnected", None, f"cannot send: no progress in {limit:g} s")
+        """Hand ``wire`` to the link, reconnecting as often as needed: a message of ours
+        is in our transcript already, so sending it again is harmless (a duplicate)."""
+        while True:
+            limit = self.timeouts.message
+            with trio.move_on_after(limit) as sending:
+                try:
+                    await self.link.send(wire)
+                except LINK_ERRORS as exc:
+                    await self._reconnect(f"cannot send: {exc}")
+                    continue
+            if not sending.cancelled_caught:
+                break
+            # A hub (or a network) that takes no bytes at all is a lost link.
+            await self._reconnect(f"cannot send: no progress in {limit:g} s")
         self.stats.sent_messages += 1
         self.stats.sent_bytes += len(wire)
+
+    async def _reconnect(self, why: str) -> None:
+        """Bring the link back with backoff, or stop (nobody named) when we cannot."""
+        log.info("link lost: %s", why)
+        if self.reconnect is None:
+            raise self._stop("disconnected", None, f"link lost: {why}")
+        with trio.CancelScope() as cleanup:
+            cleanup.shield = True
+            with trio.move_on_after(1.0):
+                await self.link.aclose()
+        lost = trio.current_time()
+        attempt = 0
+        with trio.move_on_after(self.timeouts.reconnect):
+            while True:
+                await self._notice("reconnecting", None, trio.current_time() - lost)
+                await trio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+                attempt += 1
+                try:
+                    link = await self.reconnect()
+                except (*LINK_ERRORS, OSError, trio.TooSlowError) as exc:
+                    log.info("reconnection attempt %d failed: %s", attempt, exc)
+                    continue
+                except Exception as exc:  # e.g. a handshake refused by a restarting hub
+                    log.info("reconnection attempt %d refused: %s", attempt, exc)
+                    continue
+                self.link = link
+                self._links += 1
+                self.stats.reconnects += 1
+                self._ask_at = trio.current_time()
+                await self._notice("connected", None, trio.current_time() - lost)
+                return
+        limit = self.timeouts.reconnect
+        raise self._stop("disconnected", None, f"link lost ({why}), not back in {limit:g} s")
 
     # ------------------------------------------------------------------ their turn
 
     async def _listen(self) -> None:
-        """Wait for the expected sender's next message, until its deadline.
+        """Wait until the expected sender's message is in, or its absence limit passes.
 
         Only the wait for bytes is under the deadline: a message received in time is
         checked and applied whatever the clock says meanwhile. Cancelling that work would
-        leave a message applied but reported late (and blame the seat after the sender).
+        leave a message applied but reported late (and name the seat after the sender).
         """
         peer = self.peer
-        kinds = peer.expected_types()
-        limit = self.timeouts.for_types(kinds)
-        deadline = trio.current_time() + limit
+        count = len(peer.transcript)
+        seat = peer.expected_sender()
+        limit = self.timeouts.for_types(peer.expected_types())
+        links = self._links
+        started = trio.current_time()
+        deadline = started + limit
+        next_notice = started + NOTICE_EVERY
+        every = self.timeouts.nudge
+        nudge = started + every
+        while len(peer.transcript) == count:
+            if self._links != links:  # we could hear nobody while our link was down
+                links = self._links
+                deadline = trio.current_time() + limit
+            wake = min(deadline, next_notice, nudge, self._ask_at)
+            wire: bytes | None = None
+            with trio.move_on_at(wake):
+                wire = await self._receive()
+            if wire is not None:
+                await self._handle(wire)
+                continue
+            now = trio.current_time()
+            if now >= deadline:
+                raise self._absence(limit)
+            if now >= min(nudge, self._ask_at):
+                every = min(2 * every, MAX_NUDGE)  # a long decision needs few reminders
+                nudge = now + every
+                await self._ask()
+            if now >= next_notice:
+                next_notice = now + NOTICE_EVERY
+                await self._notice("waiting", seat, now - started)
+
+    async def _receive(self) -> bytes:
         while True:
-            with trio.move_on_at(deadline) as waiting:
-                try:
-                    wire = await self.link.receive()
-                except (LinkError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                    raise self._stop("disconnected", None, f"link lost: {exc}") from None
-            if waiting.cancelled_caught:
-                raise self._timeout(limit)
+            try:
+                wire = await self.link.receive()
+            except LINK_ERRORS as exc:
+                await self._reconnect(f"{exc}")
+                continue
             self.stats.received_messages += 1
             self.stats.received_bytes += len(wire)
-            before = len(peer.transcript)
-            try:
-                events = await self._run(peer.receive, wire)
-            except UnattributedMessage as exc:
-                self.stats.ignored += 1
-                log.info("ignored a message nobody can be held to: %s", exc.reason)
-                continue
-            except SeatViolation as exc:
-                await self._persist()
-                raise self._violation(exc) from None
-            if len(peer.transcript) == before:
-                continue  # a duplicate relayed again
-            await self._persist(durable=False)
-            await self._after(events)
+            return wire
+
+    async def _handle(self, wire: bytes) -> None:
+        """Apply one received message, then every kept one that now fits."""
+        peer = self.peer
+        before = len(peer.transcript)
+        if await self._answer(wire):
             return
+        try:
+            events = await self._run(peer.receive, wire)
+        except TranscriptGap as gap:
+            self.stats.early += 1
+            self._early.keep(gap.prev, wire)
+            self._ask_at = min(self._ask_at, trio.current_time())
+            return
+        except UnattributedMessage as exc:
+            self.stats.ignored += 1
+            log.info("ignored a message nobody can be held to: %s", exc.reason)
+            return
+        except Equivocation as exc:
+            await self._persist()
+            for evidence in exc.evidence:  # every honest peer must see both versions
+                with trio.move_on_after(self.timeouts.message):
+                    try:
+                        await self.link.send(evidence)
+                    except LINK_ERRORS:
+                        break
+            raise self._violation(exc) from None
+        except SeatViolation as exc:
+            await self._persist()
+            raise self._violation(exc) from None
+        if len(peer.transcript) == before:
+            return  # a duplicate relayed again
+        await self._persist(durable=False)
+        await self._after(events)
+        for kept in self._early.ready(peer.transcript.head):
+            if peer.my_turn() or peer.expected_sender() is None:
+                self._early.keep(peer.transcript.head, kept)
+                continue
+            await self._handle(kept)
+
+    async def _ask(self) -> None:
+        """Broadcast a sync request: whoever holds records after ours sends them."""
+        self._ask_at = float("inf")
+        self.stats.sync_requests += 1
+        with trio.move_on_after(self.timeouts.message):
+            try:
+                await self.link.send(self.peer.sync_request())
+            except LINK_ERRORS as exc:
+                await self._reconnect(f"cannot send: {exc}")
+
+    async def _answer(self, wire: bytes) -> bool:
+        """Answer ``wire`` if it is a member's sync request or join request; ``False`` if
+        it is neither. A member asking to join again lost its files before the set-up
+        reached them (or the relay restarted): the set-up record is its way back in."""
+        peer = self.peer
+        try:
+            request = peer.read_sync_request(wire)
+        except SyncError:
+            try:
+                joining = read_join_request(wire, peer.table_id)
+            except LobbyError:
+                return False
+            member = peer.member_of(joining.identity)
+            if member is None or not len(peer.transcript):
+                return True
+            request = SyncRequest(member, 0, peer.transcript.genesis)
+        seat = peer.seat_of_member(request.member)
+        if seat is not None and seat == peer.expected_sender():
+            await self._notice("back", seat, 0.0)
+        if request.count > len(peer.transcript):
+            self._ask_at = min(self._ask_at, trio.current_time())  # we are behind
+        now = trio.current_time()
+        if now - self._answered.get(request.member, -ANSWER_EVERY) < ANSWER_EVERY:
+            return True
+        records = answer(peer.transcript, request)
+        if not records:
+            return True
+        self._answered[request.member] = now
+        for record in records:
+            await self._send(record)
+            self.stats.resent += 1
+        return True
 
     # ------------------------------------------------------------------ records
 
@@ -426,12 +660,25 @@ class TableRunner:
             await self._save_sheet()
         await self.policy.observe(self.peer, events)
 
+    async def _notice(self, kind: str, seat: int | None, seconds: float) -> None:
+        show = getattr(self.policy, "notice", None)
+        if show is None:
+            return
+        name = None if seat is None else self.peer.names[seat]
+        await show(self.peer, Notice(kind, seat, name, seconds))
+
     async def _save_sheet(self) -> None:
         await self._persist()  # the transcript the sheet rests on, durable first
         await self._run(write_json_atomic, self.files.sheet, sheet_document(self.peer, self.files))
 
     def _stop(
-        self, kind: str, seat: int | None, reason: str, evidence: tuple[bytes, ...] = ()
+        self,
+        kind: str,
+        seat: int | None,
+        reason: str,
+        evidence: tuple[bytes, ...] = (),
+        *,
+        attributed: bool = False,
     ) -> _Stop:
         peer = self.peer
         return _Stop(
@@ -444,14 +691,24 @@ class TableRunner:
                 evidence=evidence,
                 accepted=len(peer.transcript),
                 head=peer.transcript.head,
+                attributed=attributed,
             )
         )
 
-    def _timeout(self, limit: float) -> _Stop:
-        """The expected sender stayed silent for ``limit`` seconds (us, or another seat)."""
-        seat = self.peer.expected_sender()
-        kinds = "/".join(self.peer.expected_types())
-        return self._stop("timeout", seat, f"seat {seat} sent no {kinds} within {limit:g} s")
+    def _absence(self, limit: float) -> _Stop:
+        """The expected sender (us, or another seat) sent nothing for ``limit`` seconds.
+
+        Not a violation: the player, the network or the relay may be the cause."""
+        peer = self.peer
+        seat = peer.expected_sender()
+        name = "nobody" if seat is None else peer.names[seat]
+        kinds = "/".join(peer.expected_types())
+        return self._stop(
+            "absence",
+            seat,
+            f"no {kinds} from {name} (seat {seat}) within {limit:g} s; their connection "
+            "or the relay may be the cause",
+        )
 
     def _violation(self, exc: SeatViolation) -> _Stop:
-        return self._stop("violation", exc.seat, str(exc), exc.evidence)
+        return self._stop("violation", exc.seat, str(exc), exc.evidence, attributed=True)

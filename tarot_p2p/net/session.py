@@ -26,8 +26,10 @@ from tarot_p2p.net.lobby import (
     join_request,
     read_table_offer,
 )
-from tarot_p2p.net.runner import Outcome, Policy, SeatFiles, TableRunner, Timeouts
+from tarot_p2p.net.runner import Connector, Outcome, Policy, SeatFiles, TableRunner, Timeouts
+from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.config import TableConfig
 
 log = logging.getLogger(__name__)
@@ -117,6 +119,26 @@ async def join_table(
         return peer, offer
 
 
+def resume_seat(
+    files: SeatFiles, identity: Ed25519PrivateKey, *, rng: RandomSource | None = None
+) -> Peer | None:
+    """The seat rebuilt from its files after a crash or a lost link (``table.md`` §7), or
+    ``None`` when they hold no set-up yet (the table must be joined again).
+
+    Raises ``ValueError`` (with a message for the player) when the files cannot be used."""
+    try:
+        data = files.transcript.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        if not read_frames(data).records:
+            return None
+        secrets = files.secrets.read_bytes() if files.secrets.exists() else None
+        return Peer.resume(data, secrets, identity=identity, rng=rng or SecretsRandom())
+    except (ProtocolError, ValueError, OSError) as exc:
+        raise ValueError(f"cannot take the seat back from {files.directory}: {exc}") from None
+
+
 async def play_seat(
     peer: Peer,
     link: MessageLink,
@@ -126,12 +148,20 @@ async def play_seat(
     *,
     timeouts: Timeouts | None = None,
     offload: bool = True,
+    reconnect: Connector | None = None,
 ) -> Outcome:
-    """Run ``peer`` to the end of the game; its files go under ``data_dir``."""
+    """Run ``peer`` to the end of the game; its files go under ``data_dir`` (a profile's
+    tables folder). ``reconnect`` opens a new link when this one fails."""
     me = identity.public_key().public_bytes_raw()
     files = SeatFiles.for_table(data_dir, peer.table_id, me)
     runner = TableRunner(
-        peer, link, policy, files, timeouts=timeouts or Timeouts(), offload=offload
+        peer,
+        link,
+        policy,
+        files,
+        timeouts=timeouts or Timeouts(),
+        offload=offload,
+        reconnect=reconnect,
     )
     return await runner.run()
 

@@ -54,6 +54,7 @@ from tarot_p2p.crypto.randomness import RandomSource
 from tarot_p2p.crypto.shares import decryption_share, prove_shares, recover_card
 from tarot_p2p.crypto.shuffle import prove_shuffle, shuffle_and_prove
 from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol import sync
 from tarot_p2p.protocol.codec import (
     Bytes,
     DecodeError,
@@ -267,14 +268,55 @@ class Peer:
             return []
         return self._private.legal_actions()
 
+    def member_of(self, key: Ed25519PublicKey) -> int | None:
+        """The member index of the identity ``key`` (``None``: not at this table)."""
+        raw = key.public_bytes_raw()
+        return next((i for i, k in self._members.items() if k.public_bytes_raw() == raw), None)
+
+    def seat_of_member(self, member: int) -> int | None:
+        """The index ``member`` signs with in the current hand (``None``: not a member)."""
+        if member not in self._members:
+            return None
+        seating = self.table.seating
+        return member if seating is None or self.hand.hand == 0 else seating.index(member)
+
+    # ------------------------------------------------------------------ catching up
+
+    def sync_request(self) -> bytes:
+        """Our signed request for the records after ours (:mod:`.sync`)."""
+        if self._identity is None or self.member is None:
+            raise LocalProtocolError("an observer sends nothing")
+        return sync.sync_request(self._identity, self.table_id, self.member, self.transcript)
+
+    def read_sync_request(self, wire: bytes) -> sync.SyncRequest:
+        """A member's sync request (raises :class:`~.sync.SyncError` for anything else)."""
+        return sync.read_sync_request(wire, self.table_id, self._members)
+
     # ------------------------------------------------------------------ receiving
 
     def receive(self, wire: bytes) -> list[PeerEvent]:
         """Verify and apply one message from the table (see the module docstring)."""
         env = open_envelope(wire, table_id=self.table_id, roster=self._roster_for(wire))
-        if self.transcript.classify(env) is Verdict.DUPLICATE:
-            return []
-        return self._accept(env)
+        try:
+            if self.transcript.classify(env) is Verdict.DUPLICATE:
+                return []
+            return self._accept(env)
+        except SeatViolation as exc:
+            raise self._by_seat(env, exc) from None
+
+    def _by_seat(self, env: SignedEnvelope, exc: SeatViolation) -> SeatViolation:
+        """Name the signer of a hand-0 message by its drawn seat once seats are drawn.
+
+        A hand-0 envelope is signed under the signer's member index; after the draw every
+        index a peer reports is a seat, so member ``m`` must be reported as the seat it
+        drew, not as seat ``m`` (another, innocent player)."""
+        seating = self.table.seating
+        if env.hand != 0 or seating is None or exc.seat != env.seat:
+            return exc
+        member = env.seat
+        return type(exc)(
+            seating.index(member), f"{exc.reason} (member {member} of the set-up)", exc.evidence
+        )
 
     def _roster_for(self, wire: bytes) -> Roster:
         """The keys a message is checked against, chosen by its hand number ``h`` (read
@@ -409,24 +451,38 @@ class Peer:
 
     @classmethod
     def resume(
-        cls, data: bytes, secrets: bytes, *, identity: Ed25519PrivateKey, rng: RandomSource
+        cls,
+        data: bytes,
+        secrets: bytes | None,
+        *,
+        identity: Ed25519PrivateKey,
+        rng: RandomSource,
     ) -> Peer:
         """Rebuild a seat from its transcript file ``data`` and its last exported
         ``secrets``: every record is received again (and checked again), and the secrets
         are taken back when the seat's own ``key`` and ``ecart`` of that hand come by.
+        ``secrets=None``: the seat never saved any (it had sent nothing yet); its member
+        index is then found in the set-up by its identity key.
 
         Raises :class:`~.transcript.TranscriptFileError` for an unusable file, a
         :class:`ProtocolError` for a record refused, ``ValueError`` when the secrets are
         not this file's or not those of the hand the seat is in."""
         frames = _read_file(data)
         table_id = frames.table_id
-        try:
-            saved = _SECRETS.load(decode(secrets), "secrets")
-        except DecodeError as exc:
-            raise ValueError(f"unreadable secrets: {exc}") from None
+        config, roster, names = _setup_of(frames)
+        if secrets is None:
+            me = identity.public_key().public_bytes_raw()
+            members = [k.public_bytes_raw() for k in roster]
+            if me not in members:
+                raise ValueError("this identity has no seat at this table")
+            saved = _Secrets(SECRETS_VERSION, table_id, members.index(me), 0, b"", ())
+        else:
+            try:
+                saved = _SECRETS.load(decode(secrets), "secrets")
+            except DecodeError as exc:
+                raise ValueError(f"unreadable secrets: {exc}") from None
         if saved.version != SECRETS_VERSION or saved.table_id != table_id:
             raise ValueError("the secrets are not of this version or of this table")
-        config, roster, names = _setup_of(frames)
         if saved.member >= len(roster):
             raise ValueError(f"member {saved.member} is not in the roster")
         peer = cls(config, table_id, roster, names, seat=saved.member, identity=identity, rng=rng)

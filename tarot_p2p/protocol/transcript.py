@@ -45,7 +45,7 @@ from tarot_p2p.protocol.envelope import (
     SignedEnvelope,
     open_envelope,
 )
-from tarot_p2p.protocol.errors import SeatViolation, UnattributedMessage
+from tarot_p2p.protocol.errors import Equivocation, SeatViolation, UnattributedMessage
 
 GENESIS_TAG = b"tarot-p2p/transcript/v1/genesis\x00"
 LINK_TAG = b"tarot-p2p/transcript/v1/link\x00"
@@ -73,8 +73,13 @@ class Verdict(enum.Enum):
 class TranscriptGap(UnattributedMessage):
     """A message built on a history we do not have (we missed messages, or it was made up).
 
-    Nobody can be blamed: ignore it and keep waiting for the expected sender.
+    Nobody can be blamed yet: keep it aside (``prev`` says after which digest it would
+    fit), ask the others for the missing records, and keep waiting for the expected sender.
     """
+
+    def __init__(self, reason: str, raw: bytes, prev: bytes) -> None:
+        super().__init__(reason, raw)
+        self.prev = prev
 
 
 def successors(slot: tuple[int, int] | None) -> tuple[tuple[int, int], ...]:
@@ -125,7 +130,7 @@ class Transcript:
             if first.payload == env.payload:
                 return Verdict.DUPLICATE
             if first.seat == env.seat:
-                raise SeatViolation(
+                raise Equivocation(
                     env.seat,
                     f"equivocation: two messages for slot {env.slot}",
                     (first.wire, env.wire),
@@ -137,7 +142,9 @@ class Transcript:
             )
         position = self._known.get(env.prev)
         if position is None:
-            raise TranscriptGap(f"message {env.slot} built on an unknown history", env.wire)
+            raise TranscriptGap(
+                f"message {env.slot} built on an unknown history", env.wire, env.prev
+            )
         if position != len(self._entries):
             raise SeatViolation(
                 env.seat, f"fork: message {env.slot} built on message {position}", (env.wire,)

@@ -11,7 +11,7 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.net.handshake import HandshakeRejected
-from tarot_p2p.net.hub import Hub, MemberDropped
+from tarot_p2p.net.hub import Budget, Hub
 from tarot_p2p.net.joincode import JoinCode, fingerprint
 from tarot_p2p.net.link import Link, LinkConfig, LinkError, accept_link, connect, open_link
 
@@ -200,13 +200,33 @@ async def test_late_joiner_receives_the_backlog() -> None:
         assert [await late.receive() for _ in range(3)] == [b"early 0", b"early 1", b"early 2"]
 
 
-async def test_member_too_far_behind_is_dropped() -> None:
+async def test_a_member_too_far_behind_skips_what_was_trimmed_and_stays() -> None:
     hub = Hub(HUB, TABLE, SECRET, max_backlog=1000)
     sleeper, talker = hub.local_link(), hub.local_link()
-    for _ in range(5):
-        await talker.send(b"x" * 400)
-    with pytest.raises(MemberDropped):
-        await sleeper.receive()
+    for k in range(5):
+        await talker.send(b"%d" % k + b"x" * 399)
+    # The oldest entries are gone; the sleeper gets what is left, and nobody is dropped.
+    assert await sleeper.receive() == b"4" + b"x" * 399
+    assert not hub.stats.drops
+    await talker.send(b"after")
+    assert await sleeper.receive() == b"after"
+
+
+async def test_a_flooding_member_loses_its_link_and_the_readers_keep_theirs() -> None:
+    budget = Budget(burst_bytes=200_000, bytes_per_second=50_000)
+    async with running_hub(budget=budget, max_backlog=150_000) as (hub, code):
+        honest = await connect(code, PEERS[0])
+        reader = await connect(code, PEERS[1])
+        flooder = await connect(code, PEERS[2])
+        with pytest.raises(LinkError), trio.fail_after(10):
+            while True:  # far beyond its budget: the hub cuts it off
+                await flooder.send(b"junk" * 10_000)
+        # The members that read are still served, in order, after the flood.
+        await honest.send(b"still here")
+        with trio.fail_after(10):
+            while (got := await reader.receive()) != b"still here":
+                assert got.startswith(b"junk")
+        assert [r for r in hub.stats.drops if "budget" in r] and len(hub.stats.drops) == 1
 
 
 async def handshake_pair(config: LinkConfig) -> tuple[Link, Link]:
@@ -247,19 +267,23 @@ async def test_silent_connection_times_out_the_handshake(autojump_clock: trio.ab
     assert hub.stats.drops and "TooSlowError" in hub.stats.drops[0]
 
 
-async def test_tcp_member_that_stops_reading_is_cut_off() -> None:
-    hub = Hub(HUB, TABLE, SECRET, max_backlog=4000)
+async def test_tcp_member_that_stops_reading_is_cut_off(autojump_clock: trio.abc.Clock) -> None:
+    hub = Hub(HUB, TABLE, SECRET, max_backlog=4000, send_timeout=30)
     client, server = trio.testing.lockstep_stream_pair()  # send_all waits for the reader
     code = JoinCode("memory", 1, TABLE, fingerprint(HUB.public_key()), SECRET)
-    talker = hub.local_link()
+    talker, listener = hub.local_link(), hub.local_link()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(hub.handle_stream, server)
         await open_link(client, PEERS[0], code)  # handshake done, then never reads again
-        for _ in range(6):
-            await talker.send(b"z" * 1000)
-    # handle_stream returned: the hub closed the connection of the member that fell behind.
-    assert any("fell behind" in reason for reason in hub.stats.drops)
-    assert len(hub.stats.drops) == 1
+        for k in range(6):
+            await talker.send(b"%d" % k * 1000)
+        # The other member reads on, unhindered by the stuck one.
+        got = [await listener.receive()]
+        while got[-1] != b"5" * 1000:
+            got.append(await listener.receive())
+        assert got == [b"%d" % k * 1000 for k in range(6 - len(got), 6)]
+    # handle_stream returned: the hub closed the connection that took no bytes for 30 s.
+    assert len(hub.stats.drops) == 1 and "TooSlowError" in hub.stats.drops[0]
 
 
 async def test_connections_in_their_handshake_are_bounded(autojump_clock: trio.abc.Clock) -> None:

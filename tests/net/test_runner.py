@@ -78,7 +78,13 @@ class CrashAt:
         return None
 
 
-async def play_local(players: int, policies: list[Policy], data_dir: Path, seed: str) -> Game:
+async def play_local(
+    players: int,
+    policies: list[Policy],
+    data_dir: Path,
+    seed: str,
+    timeouts: Timeouts = SHORT,
+) -> Game:
     """A game with every seat on the hub's in-process link (for the mock clock)."""
     keys = [identity(seed, i) for i in range(players)]
     hub = Hub(keys[0], TABLE_ID, SECRET)
@@ -91,7 +97,7 @@ async def play_local(players: int, policies: list[Policy], data_dir: Path, seed:
 
     async def guarded(i: int) -> None:
         with contextlib.suppress(Crash):  # the crashed seat's files stay as they are
-            await sit(game, i, hub.local_link(), one_deal(players), data_dir, SHORT)
+            await sit(game, i, hub.local_link(), one_deal(players), data_dir, timeouts)
 
     async with trio.open_nursery() as nursery:
         for i in range(players):
@@ -126,10 +132,10 @@ async def test_a_seat_that_never_speaks_is_timed_out_and_named(
     for seat in game.seats[:3]:
         assert seat.outcome is not None and seat.files is not None
         abort = seat.outcome.abort
-        assert abort is not None and abort.kind == "timeout" and abort.seat == member
+        assert abort is not None and abort.kind == "absence" and abort.seat == member
         assert abort.hand == 0 and abort.expected_types == ("key",)
         record = json.loads(seat.files.abort.read_text())
-        assert record["seat"] == member and record["kind"] == "timeout"
+        assert record["seat"] == member and record["kind"] == "absence"
     transcripts = {s.files.transcript.read_bytes() for s in game.seats[:3] if s.files}
     assert len(transcripts) == 1
 
@@ -175,7 +181,7 @@ async def test_a_send_that_never_completes_ends_as_a_lost_link(
     member = game.peers[0].table.setup.roster.index(keys[2].public_key().public_bytes_raw())
     for seat in game.seats[:2]:
         assert seat.outcome is not None and seat.outcome.abort is not None
-        assert (seat.outcome.abort.kind, seat.outcome.abort.seat) == ("timeout", member)
+        assert (seat.outcome.abort.kind, seat.outcome.abort.seat) == ("absence", member)
 
 
 async def test_a_player_who_never_decides_is_named_by_seat(
@@ -190,12 +196,12 @@ async def test_a_player_who_never_decides_is_named_by_seat(
     for seat in (game.seats[0], game.seats[1], game.seats[3]):
         assert seat.outcome is not None and seat.outcome.abort is not None
         abort = seat.outcome.abort
-        assert (abort.kind, abort.seat, abort.hand) == ("timeout", silent.seat, 1)
+        assert (abort.kind, abort.seat, abort.hand) == ("absence", silent.seat, 1)
         assert "action" in abort.expected_types
     # The silent seat's own runner gives up at the same deadline, with the same record.
     own = game.seats[2].outcome
     assert own is not None and own.abort is not None
-    assert (own.abort.kind, own.abort.seat, own.abort.hand) == ("timeout", silent.seat, 1)
+    assert (own.abort.kind, own.abort.seat, own.abort.hand) == ("absence", silent.seat, 1)
 
 
 class LateOnce:
@@ -237,7 +243,9 @@ async def test_a_message_received_in_time_is_applied_though_checking_it_ends_lat
     # checking that message: so its decision reaches that seat half a check before the
     # deadline, and is checked until half a check after it.
     policies: list[Policy] = [LateOnce(i, margin=1.5 * checking) for i in range(3)]
-    game = await play_local(3, policies, tmp_path, "late")
+    # No sync requests: every message, even a duplicate, costs ``checking`` here.
+    quiet = Timeouts(SHORT.message, SHORT.decision, nudge=SHORT.decision)
+    game = await play_local(3, policies, tmp_path, "late", quiet)
     for seat in game.seats:
         assert seat.outcome is not None and seat.outcome.abort is None, seat.outcome
     assert all(isinstance(p, LateOnce) and p.late for p in policies)
@@ -333,7 +341,7 @@ async def test_a_signed_violation_aborts_naming_the_signer_with_evidence(
         assert record["evidence"] == [forger.forged.hex()] and record["seat"] == cheat.seat
     # The forger's own peer holds its honest message: it waits, then names the next seat.
     own = game.seats[1].outcome
-    assert own is not None and own.abort is not None and own.abort.kind == "timeout"
+    assert own is not None and own.abort is not None and own.abort.kind == "absence"
     assert own.abort.seat != cheat.seat
 
 

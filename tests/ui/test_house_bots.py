@@ -21,7 +21,7 @@ def host(*argv: str) -> int:
 
 def test_a_game_with_house_bots_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = host("--bot", "--bots", "3", "--deals", "1", "--listen", "127.0.0.1",
-                "--data-dir", str(tmp_path), "--name", "Alice")  # fmt: skip
+                "--profile", str(tmp_path), "--name", "Alice")  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0, out
     assert "bots playing in this program: Bruno, Chloé, Denis" in out

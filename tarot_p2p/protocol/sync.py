@@ -1,0 +1,178 @@
+"""Catching up: asking the other peers for transcript records one is missing.
+
+Theory of operation. Every record of the transcript is a signed envelope chained to the
+one before it, so a record is as good from any peer as from its author: whoever holds it
+may hand it over, and the receiver checks it exactly like a live message. A peer that
+missed messages (a relay dropped them, its link went down, its process was restarted)
+therefore does not wait for the relay's goodwill: it broadcasts a **sync request**
+naming how many records it holds and the digest after them, and every peer that holds
+more answers by sending the records that follow, unchanged (``protocol/wire.md`` §7.2).
+
+The request carries the requester's head digest so that a split view shows up: when the
+responder's digest after the same number of records differs, the two have accepted
+different messages somewhere, which only an equivocation can cause (the chain is
+linear); the responder then also sends its last few records before that point, and the
+requester finds the equivocation with both signed messages in hand.
+
+A request is signed by a member of the roster, so a stranger holding the join code cannot
+make the table resend its transcript; a replayed request only causes a bounded answer,
+which peers rate-limit (the I/O layer keeps the clock).
+
+:class:`EarlyMessages` keeps envelopes that arrived before the ones they build on (a gap):
+they are retried, in order, as soon as the transcript reaches the digest they carry.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, UInt, decode, encode
+from tarot_p2p.protocol.envelope import DIGEST_LEN, TABLE_ID_LEN, Roster
+from tarot_p2p.protocol.transcript import Transcript
+
+SYNC_DOMAIN = b"tarot-p2p/sync/v1\x00"
+SYNC_KIND = "sync"
+MAX_ANSWER_RECORDS = 64
+"""Records sent in answer to one request (the requester asks again for the rest)."""
+MAX_ANSWER_BYTES = 512 << 10
+"""Bytes of records sent in answer to one request (at least one record is sent)."""
+SPLIT_CONTEXT = 8
+"""Records before a diverging point sent along, so the requester sees both versions."""
+_LIMITS = Limits(max_buffer_size=512, max_str_len=16, max_bin_len=128, max_map_len=5)
+
+
+class SyncError(ValueError):
+    """Bytes that are not a valid sync request of a roster member for this table."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Payload:
+    count: int
+    head: bytes
+    kind: str
+    member: int
+    table_id: bytes
+
+
+_SCHEMA = Schema(
+    _Payload,
+    {
+        "count": ("n", UInt(0xFFFFFFFF)),
+        "head": ("d", Bytes(DIGEST_LEN)),
+        "kind": ("k", Text(16)),
+        "member": ("m", UInt(15)),
+        "table_id": ("t", Bytes(TABLE_ID_LEN)),
+    },
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncRequest:
+    """``member`` holds ``count`` records whose chain ends at ``head``."""
+
+    member: int
+    count: int
+    head: bytes
+
+
+def sync_request(
+    identity: Ed25519PrivateKey, table_id: bytes, member: int, transcript: Transcript
+) -> bytes:
+    """Our request: the records we hold, and the digest they end at."""
+    payload = encode(
+        {
+            "d": transcript.head,
+            "k": SYNC_KIND,
+            "m": member,
+            "n": len(transcript),
+            "t": table_id,
+        }
+    )
+    return encode([payload, identity.sign(SYNC_DOMAIN + payload)])
+
+
+def read_sync_request(wire: bytes, table_id: bytes, members: Roster) -> SyncRequest:
+    """Parse and verify a request; ``members`` is the set-up's roster, by member index."""
+    try:
+        outer = decode(wire, _LIMITS)
+        if not (isinstance(outer, list) and len(outer) == 2):
+            raise SyncError("not [payload, signature]")
+        payload, signature = outer
+        if not isinstance(payload, bytes) or not isinstance(signature, bytes):
+            raise SyncError("payload and signature are byte strings")
+        fields = _SCHEMA.load(decode(payload, _LIMITS), "sync request")
+    except DecodeError as exc:
+        raise SyncError(f"sync request: {exc}") from None
+    if fields.kind != SYNC_KIND or fields.table_id != table_id:
+        raise SyncError("not a sync request for this table")
+    key = members.get(fields.member)
+    if key is None:
+        raise SyncError(f"member {fields.member} is not in the roster")
+    try:
+        key.verify(signature, SYNC_DOMAIN + payload)
+    except InvalidSignature:
+        raise SyncError("sync request: bad signature") from None
+    return SyncRequest(fields.member, fields.count, fields.head)
+
+
+def answer(transcript: Transcript, request: SyncRequest) -> list[bytes]:
+    """The records to send for ``request``: those after the requester's, and when its head
+    is not ours at that length, the few before it too (both versions then meet)."""
+    ours = len(transcript)
+    start = request.count
+    if start > ours:
+        return []  # the requester is ahead of us: we are the one to ask
+    if transcript.digest_after(start) != request.head:
+        start = max(0, start - SPLIT_CONTEXT)
+    elif start == ours:
+        return []
+    records = [env.wire for env in list(transcript)[start:]]
+    out: list[bytes] = []
+    size = 0
+    for wire in records[:MAX_ANSWER_RECORDS]:
+        if out and size + len(wire) > MAX_ANSWER_BYTES:
+            break
+        out.append(wire)
+        size += len(wire)
+    return out
+
+
+class EarlyMessages:
+    """Envelopes that build on a digest we do not hold yet, until we do (bounded).
+
+    Oldest entries go first when the bounds are reached: an evicted record is simply
+    asked for again by the next sync request."""
+
+    def __init__(self, max_messages: int = 256, max_bytes: int = 8 << 20) -> None:
+        self.max_messages = max_messages
+        self.max_bytes = max_bytes
+        self._by_prev: OrderedDict[tuple[bytes, bytes], bytes] = OrderedDict()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._by_prev)
+
+    def keep(self, prev: bytes, wire: bytes) -> None:
+        key = (prev, wire)
+        if key in self._by_prev or len(wire) > self.max_bytes:
+            return
+        self._by_prev[key] = wire
+        self._bytes += len(wire)
+        while len(self._by_prev) > self.max_messages or self._bytes > self.max_bytes:
+            _, old = self._by_prev.popitem(last=False)
+            self._bytes -= len(old)
+
+    def ready(self, head: bytes) -> Sequence[bytes]:
+        """Take out every kept envelope that builds on ``head``."""
+        found = [key for key in self._by_prev if key[0] == head]
+        out = []
+        for key in found:
+            wire = self._by_prev.pop(key)
+            self._bytes -= len(wire)
+            out.append(wire)
+        return out

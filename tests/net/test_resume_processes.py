@@ -1,0 +1,190 @@
+"""Kill -9 a player's program in the middle of a game, run the same command again: the game
+finishes, with the same transcript and score sheet everywhere.
+
+Real processes, real loopback sockets, the default ``host`` path (the hub inside the host's
+process) and the players' profiles on disk, as people run them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
+from tarot_p2p.protocol.transcript import read_frames
+
+PYTHON = [sys.executable, "-m", "tarot_p2p"]
+LIMIT = 150.0
+"""Seconds a whole scenario may take before the test fails (it takes about 20 here)."""
+ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
+class Program:
+    """One ``tarot-p2p`` process whose output goes to a file (read while it runs)."""
+
+    def __init__(self, args: list[str], log: Path) -> None:
+        self.args = args
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        handle = open(self.log, "ab")  # noqa: SIM115 - the child owns it
+        self.process = subprocess.Popen(
+            [*PYTHON, *self.args], stdout=handle, stderr=subprocess.STDOUT, env=ENV
+        )
+        handle.close()
+
+    def kill(self) -> None:
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait(self, deadline: float) -> int:
+        assert self.process is not None
+        return self.process.wait(timeout=max(1.0, deadline - time.monotonic()))
+
+
+def wait_for(what: str, check: Callable[[], object], deadline: float) -> object:
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def records(profile: Path) -> list[SignedEnvelope]:
+    """The envelopes of the (one) table in ``profile``, as its transcript file holds them."""
+    found = sorted(profile.glob("tables/*/transcript.tp2p"))
+    if not found:
+        return []
+    frames = read_frames(found[0].read_bytes())
+    return [open_envelope(w, table_id=frames.table_id, roster=None) for w in frames.records]
+
+
+def sheet(profile: Path) -> dict[str, object]:
+    (path,) = profile.glob("tables/*/sheet.json")
+    document: dict[str, object] = json.loads(path.read_text())
+    return document
+
+
+@contextmanager
+def table(tmp_path: Path, players: int, deals: int) -> Iterator[list[Program]]:
+    """A host (a bot plays its seat) and ``players - 1`` bots, each with its own profile."""
+    common = ["--timeout", "60", "--decision-timeout", "60"]
+    host = Program(
+        [
+            "host", "--bot", "--players", str(players), "--deals", str(deals),
+            "--listen", "127.0.0.1", "--port", "0", "--name", "Host",
+            "--profile", str(tmp_path / "p0"), *common,
+        ],
+        tmp_path / "p0.log",
+    )  # fmt: skip
+    programs = [host]
+    try:
+        deadline = time.monotonic() + 30
+        text = wait_for(
+            "the join code", lambda: re.search(r"join code: (\S+)", host.output()), deadline
+        )
+        assert isinstance(text, re.Match)
+        code = text.group(1)
+        for i in range(1, players):
+            args = ["bot", code, "--name", f"Bot{i}", "--seed", str(i)]
+            args += ["--profile", str(tmp_path / f"p{i}"), *common]
+            programs.append(Program(args, tmp_path / f"p{i}.log"))
+        yield programs
+    finally:
+        for program in programs:
+            if program.process is not None and program.process.poll() is None:
+                program.kill()
+
+
+def kinds_after(profile: Path, hand: int, kind: str, count: int) -> Callable[[], bool]:
+    """True once ``profile``'s transcript holds ``count`` messages ``kind`` of one hand
+    numbered ``hand`` or later (bots may pass a deal out: a later one will be played)."""
+
+    def check() -> bool:
+        envs = records(profile)
+        hands = {e.hand for e in envs if e.hand >= hand}
+        return any(sum(e.hand == h and e.kind == kind for e in envs) >= count for h in hands)
+
+    return check
+
+
+POINTS = {
+    # name: (hand, kind, count) after which the program is killed, and the deals to play
+    "deal": ((1, "shuffle", 1), 1),
+    "bidding": ((1, "action", 1), 1),
+    "mid-trick": ((1, "play", 5), 3),
+    "score line": ((1, "score", 1), 2),
+    "between hands": ((2, "key", 1), 2),
+}
+
+
+def finish_and_compare(programs: list[Program], tmp_path: Path, deadline: float) -> None:
+    for i, program in enumerate(programs):
+        code = program.wait(deadline)
+        assert code == 0, f"player {i} exited with {code}:\n{program.output()}"
+    profiles = [tmp_path / f"p{i}" for i in range(len(programs))]
+    transcripts = {next(p.glob("tables/*/transcript.tp2p")).read_bytes() for p in profiles}
+    assert len(transcripts) == 1, "the players' transcripts differ"
+    sheets = [sheet(p) for p in profiles]
+    assert all(s["finished"] for s in sheets)
+    assert len({json.dumps(s["sheet"], sort_keys=True) for s in sheets}) == 1
+    result = subprocess.run(
+        [*PYTHON, "audit", str(next(profiles[0].glob("tables/*/transcript.tp2p")))],
+        capture_output=True,
+        env=ENV,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout.decode()
+
+
+def reach(point: str, profile: Path, programs: list[Program], deadline: float) -> None:
+    """Wait for ``point`` in ``profile``'s transcript; skip the test when the game ends
+    first (the bots passed every deal out, so no card was played)."""
+    (hand, kind, count), _ = POINTS[point]
+    check = kinds_after(profile, hand, kind, count)
+    ended = lambda: all(p.process is not None and p.process.poll() is not None for p in programs)  # noqa: E731
+    wait_for(point, lambda: check() or ended(), deadline)
+    if not check():
+        pytest.skip(f"the game ended before the {point}: every deal was passed out")
+
+
+@pytest.mark.parametrize("point", ["deal", "mid-trick", "between hands"])
+def test_a_joiner_killed_and_restarted_finishes_the_game(tmp_path: Path, point: str) -> None:
+    deadline = time.monotonic() + LIMIT
+    with table(tmp_path, players=3, deals=POINTS[point][1]) as programs:
+        victim = programs[1]
+        reach(point, tmp_path / "p1", programs, deadline)
+        victim.kill()
+        victim.start()  # the same command again
+        finish_and_compare(programs, tmp_path, deadline)
+        # It went on in the same files: one table folder, whose transcript is complete.
+        assert len(list((tmp_path / "p1" / "tables").iterdir())) == 1
+
+
+@pytest.mark.parametrize("point", ["bidding", "score line"])
+def test_the_host_killed_and_restarted_takes_its_table_back(tmp_path: Path, point: str) -> None:
+    deadline = time.monotonic() + LIMIT
+    with table(tmp_path, players=3, deals=POINTS[point][1]) as programs:
+        host = programs[0]
+        reach(point, tmp_path / "p0", programs, deadline)
+        host.kill()
+        host.start()  # the same command: it finds the unfinished table and its port
+        finish_and_compare(programs, tmp_path, deadline)
+        assert "taking back your unfinished table" in host.output()

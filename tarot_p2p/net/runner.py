@@ -72,7 +72,6 @@ from tarot_p2p.net.link import MessageLink
 from tarot_p2p.net.lobby import LobbyError, read_join_request
 from tarot_p2p.net.store import TranscriptStore
 from tarot_p2p.protocol.errors import (
-    Equivocation,
     LocalProtocolError,
     SeatViolation,
     UnattributedMessage,
@@ -180,6 +179,8 @@ class Timeouts:
     again after twice as long, and so on, up to 16 s)."""
     reconnect: float = 900.0
     """How long to keep trying to bring a lost link back before giving up."""
+    linger: float = 30.0
+    """After the game, how long to stay for seats that may still lack the last messages."""
 
     def for_types(self, kinds: Sequence[str]) -> float:
         return self.decision if DECISION_TYPES.intersection(kinds) else self.message
@@ -349,6 +350,8 @@ class TableRunner:
         self._secrets = b""
         self._early = EarlyMessages()
         self._answered: dict[int, float] = {}
+        self._counts: dict[int, int] = {}
+        """The most records each member said it holds (in its sync requests)."""
         self._ask_at = float("inf")
         """When to send our next sync request (``inf``: none planned)."""
         self._links = 0
@@ -390,6 +393,7 @@ class TableRunner:
                         await self._speak()
                     else:
                         await self._listen()
+                await self._linger()
             except _Stop as stop:
                 abort = stop.record
                 log.warning("hand %d stopped: %s", abort.hand, abort.reason)
@@ -530,6 +534,21 @@ class TableRunner:
                 next_notice = now + NOTICE_EVERY
                 await self._notice("waiting", seat, now - started)
 
+    async def _linger(self) -> None:
+        """After the last message, stay a while for the seats that may have missed it.
+
+        A relay can drop the last messages for one seat, and a seat can only fetch them
+        from peers still listening. Each seat says it is done with a sync request holding
+        the whole transcript; we answer requests until every seat has said so, or until
+        ``linger`` seconds have passed."""
+        peer = self.peer
+        await self._ask()
+        total = len(peer.transcript)
+        with trio.move_on_after(self.timeouts.linger):
+            while any(self._counts.get(m, 0) < total for m in peer.other_members()):
+                wire = await self._receive()
+                await self._handle(wire)
+
     async def _receive(self) -> bytes:
         while True:
             try:
@@ -558,17 +577,16 @@ class TableRunner:
             self.stats.ignored += 1
             log.info("ignored a message nobody can be held to: %s", exc.reason)
             return
-        except Equivocation as exc:
+        except SeatViolation as exc:
             await self._persist()
-            for evidence in exc.evidence:  # every honest peer must see both versions
+            # Every honest peer must see the proof: a relay may have shown the others
+            # another version of that slot (then they find the equivocation), or nothing.
+            for evidence in exc.evidence:
                 with trio.move_on_after(self.timeouts.message):
                     try:
                         await self.link.send(evidence)
                     except LINK_ERRORS:
                         break
-            raise self._violation(exc) from None
-        except SeatViolation as exc:
-            await self._persist()
             raise self._violation(exc) from None
         if len(peer.transcript) == before:
             return  # a duplicate relayed again
@@ -606,6 +624,7 @@ class TableRunner:
             if member is None or not len(peer.transcript):
                 return True
             request = SyncRequest(member, 0, peer.transcript.genesis)
+        self._counts[request.member] = max(self._counts.get(request.member, 0), request.count)
         seat = peer.seat_of_member(request.member)
         if seat is not None and seat == peer.expected_sender():
             await self._notice("back", seat, 0.0)

@@ -35,6 +35,10 @@ from tarot_p2p.rules.config import TableConfig
 log = logging.getLogger(__name__)
 
 
+JOIN_AGAIN = 5.0
+"""Seconds between two join requests of a joiner still waiting for the set-up."""
+
+
 class TableFull(Exception):
     """The host seated other players: this identity is not in the set-up."""
 
@@ -91,14 +95,23 @@ async def join_table(
     signs the set-up). Raises :class:`TableFull` when the set-up leaves us out, and
     :class:`LobbyTimeout` when no set-up comes within ``timeout``.
     """
-    await link.send(join_request(identity, name, table_id))
+    request = join_request(identity, name, table_id)
     me = identity.public_key()
     deadline = trio.current_time() + timeout
+    ask_at = trio.current_time()
     while True:
-        with trio.move_on_at(deadline) as waiting:
+        # Asked again every few seconds: a relay may have lost the request, or the set-up
+        # (the host, already playing, answers a seated member's request with it).
+        if trio.current_time() >= ask_at:
+            await link.send(request)
+            ask_at = trio.current_time() + JOIN_AGAIN
+        wire: bytes | None = None
+        with trio.move_on_at(min(deadline, ask_at)):
             wire = await link.receive()
-        if waiting.cancelled_caught:
-            raise LobbyTimeout(f"no set-up from the host within {timeout:g} s")
+        if wire is None:
+            if trio.current_time() >= deadline:
+                raise LobbyTimeout(f"no set-up from the host within {timeout:g} s")
+            continue
         try:
             offer = read_table_offer(wire, table_id, me, name, hub_fingerprint)
         except LobbyError as exc:

@@ -51,11 +51,3 @@ class SeatViolation(RemoteProtocolError):
         self.seat = seat
         self.reason = reason
         self.evidence = evidence
-
-
-class Equivocation(SeatViolation):
-    """A seat signed two different messages for one slot on one history.
-
-    Why its own class: each honest peer may hold only one of the two (a relay can show
-    each member a different one), so whoever finds both must pass both on to the others
-    before it stops; ``evidence`` holds both wire forms."""

@@ -268,6 +268,10 @@ class Peer:
             return []
         return self._private.legal_actions()
 
+    def other_members(self) -> list[int]:
+        """Every member index but ours."""
+        return [m for m in sorted(self._members) if m != self.member]
+
     def member_of(self, key: Ed25519PublicKey) -> int | None:
         """The member index of the identity ``key`` (``None``: not at this table)."""
         raw = key.public_bytes_raw()

@@ -45,7 +45,7 @@ from tarot_p2p.protocol.envelope import (
     SignedEnvelope,
     open_envelope,
 )
-from tarot_p2p.protocol.errors import Equivocation, SeatViolation, UnattributedMessage
+from tarot_p2p.protocol.errors import SeatViolation, UnattributedMessage
 
 GENESIS_TAG = b"tarot-p2p/transcript/v1/genesis\x00"
 LINK_TAG = b"tarot-p2p/transcript/v1/link\x00"
@@ -130,7 +130,7 @@ class Transcript:
             if first.payload == env.payload:
                 return Verdict.DUPLICATE
             if first.seat == env.seat:
-                raise Equivocation(
+                raise SeatViolation(
                     env.seat,
                     f"equivocation: two messages for slot {env.slot}",
                     (first.wire, env.wire),

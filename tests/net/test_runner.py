@@ -339,10 +339,11 @@ async def test_a_signed_violation_aborts_naming_the_signer_with_evidence(
         assert seat.files is not None
         record = json.loads(seat.files.abort.read_text())
         assert record["evidence"] == [forger.forged.hex()] and record["seat"] == cheat.seat
-    # The forger's own peer holds its honest message: it waits, then names the next seat.
+    # The forger's own peer holds its honest message; the others pass the forged one on,
+    # so it too sees two messages its key signed for one slot.
     own = game.seats[1].outcome
-    assert own is not None and own.abort is not None and own.abort.kind == "absence"
-    assert own.abort.seat != cheat.seat
+    assert own is not None and own.abort is not None and own.abort.kind == "violation"
+    assert own.abort.seat == cheat.seat and "equivocation" in own.abort.reason
 
 
 async def test_junk_on_the_wire_is_survived(tmp_path: Path) -> None:

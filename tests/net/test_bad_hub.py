@@ -1,0 +1,238 @@
+"""A relay that drops, delays, reorders, duplicates, injects or shows members different
+versions of a message: the honest seats finish with the same transcript and blame nobody,
+or, for a split view of two signed versions, all name the seat that signed both.
+
+The relay double wraps each member's in-process hub link on the receiving side, so it
+decides, message by message, what each member gets and when: exactly the power of a hub.
+Everything runs on trio's autojump clock (delays of minutes cost nothing).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.link import MessageLink
+from tarot_p2p.net.runner import Timeouts
+from tarot_p2p.protocol.envelope import open_envelope, seal
+from tarot_p2p.protocol.errors import ProtocolError
+from tarot_p2p.rules.actions import BIDS, PASS
+from tarot_p2p.rules.actions import decode as decode_action
+from tests.net.test_game import (
+    SECRET,
+    TABLE_ID,
+    Game,
+    Seat,
+    assert_agreement,
+    identity,
+    joined,
+    one_deal,
+    sit,
+)
+
+TIMEOUTS = Timeouts(message=30, decision=90)
+
+Plan = Callable[[int, bytes, int], list[tuple[float, bytes]]]
+"""(member, message, how many messages that member was offered before) -> what it gets:
+a list of (delay in seconds, bytes); empty to drop it."""
+
+
+class RelayedLink:
+    """A member's link as a misbehaving hub serves it: sends go through, receives are
+    rewritten by ``plan``."""
+
+    def __init__(self, inner: MessageLink, member: int, plan: Plan) -> None:
+        self.inner = inner
+        self.member = member
+        self.plan = plan
+        self.offered = 0
+        self.held: list[tuple[float, int, bytes]] = []
+        self._order = 0
+
+    async def send(self, message: bytes) -> None:
+        await self.inner.send(message)
+
+    async def receive(self) -> bytes:
+        while True:
+            now = trio.current_time()
+            self.held.sort()
+            if self.held and self.held[0][0] <= now:
+                return self.held.pop(0)[2]
+            wake = self.held[0][0] if self.held else float("inf")
+            message: bytes | None = None
+            with trio.move_on_at(wake):
+                message = await self.inner.receive()
+            if message is None:
+                continue
+            for delay, data in self.plan(self.member, message, self.offered):
+                self._order += 1
+                self.held.append((trio.current_time() + delay, self._order, data))
+            self.offered += 1
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def honest(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:
+    return [(0.0, message)]
+
+
+async def play(tmp_path: Path, players: int, plan: Plan, seed: str, members: int = -1) -> Game:
+    """One deal; every member's incoming messages rewritten by ``plan`` (or only
+    ``members``'s when it is not -1)."""
+    keys = [identity(seed, i) for i in range(players)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
+    async with trio.open_nursery() as nursery:
+        for i in range(players):
+            rewrite = plan if members in (-1, i) else honest
+            link = RelayedLink(hub.local_link(), i, rewrite)
+            nursery.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
+            await joined(hub, i + 1 if i else 0)
+    return game
+
+
+def lossy(seed: int, drop: float, dup: float, delay: float, reorder: float) -> Plan:
+    rng = random.Random(seed)
+
+    def plan(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:
+        if offered < 1:  # the set-up or a join request: the lobby has no repair
+            return [(0.0, message)]
+        roll = rng.random()
+        if roll < drop:
+            return []
+        if roll < drop + dup:
+            return [(0.0, message), (rng.uniform(0, 5), message)]
+        if roll < drop + dup + delay:
+            return [(rng.uniform(1, 120), message)]  # past the 30 s limit, often
+        if roll < drop + dup + delay + reorder:
+            return [(rng.uniform(0.01, 0.5), message)]
+        return [(0.0, message)]
+
+    return plan
+
+
+@pytest.mark.parametrize("players", [3, 4])
+async def test_a_lossy_relay_costs_time_not_blame(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, players: int
+) -> None:
+    plan = lossy(players, drop=0.08, dup=0.05, delay=0.04, reorder=0.08)
+    game = await play(tmp_path, players, plan, f"lossy{players}")
+    assert_agreement(game)  # finished, byte-identical transcripts, identical sheets
+    outcomes = [s.outcome for s in game.seats]
+    assert all(o is not None and o.abort is None for o in outcomes)
+    assert sum(o.stats.sync_requests for o in outcomes if o) > 0
+    assert sum(o.stats.resent for o in outcomes if o) > 0
+
+
+async def test_one_message_withheld_from_one_member_is_fetched_from_the_others(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    withheld: list[bytes] = []
+
+    def plan(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:
+        if offered == 12 and not withheld:
+            withheld.append(message)
+            return [(10 * TIMEOUTS.decision, message)]  # far past every limit
+        return [(0.0, message)]
+
+    game = await play(tmp_path, 3, plan, "withheld", members=2)
+    assert withheld
+    assert_agreement(game)
+    outcome = game.seats[2].outcome
+    assert outcome is not None and outcome.stats.sync_requests > 0
+
+
+async def test_junk_and_replays_injected_by_the_relay_blame_nobody(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    stranger = identity("stranger", 0)
+    seen: list[bytes] = []
+
+    def plan(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:
+        seen.append(message)
+        other_table = seal(
+            stranger, table_id=bytes(32), hand=0, seq=0, seat=0, prev=bytes(32),
+            kind="table", body={},
+        ).wire  # fmt: skip
+        junk = [b"\xc1", b"\x92\xc4\x00\xc4\x00", other_table, random.Random(offered).randbytes(90)]
+        replay = seen[len(seen) // 2]  # an old message, again
+        return [(0.0, message), (0.0, junk[offered % len(junk)]), (0.0, replay)]
+
+    game = await play(tmp_path, 3, plan, "inject")
+    assert_agreement(game)
+    assert all(s.outcome is not None and s.outcome.stats.ignored > 0 for s in game.seats)
+
+
+async def test_a_split_view_of_two_signed_versions_names_the_signer_everywhere(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """Seat ``cheat`` signs two different bids for one slot; the relay shows one version to
+    one honest member and the other to the other. Both find out (through sync answers),
+    pass the evidence on, and name the cheat; nobody else is named."""
+    players = 3
+    keys = [identity("split", i) for i in range(players)]
+    cheat_member = 1
+    versions: list[bytes] = []
+
+    class Equivocating(RelayedLink):
+        async def send(self, message: bytes) -> None:
+            try:
+                env = open_envelope(message, table_id=TABLE_ID, roster=None)
+            except ProtocolError:  # the join request, a sync request
+                await self.inner.send(message)
+                return
+            if env.kind == "action" and env.hand == 1 and not versions:
+                bid = decode_action(env.body["action"])  # type: ignore[arg-type]
+                # Another bid for the same slot, on the same history.
+                other = PASS if bid != PASS else BIDS[1]
+                twin = seal(
+                    keys[cheat_member], table_id=TABLE_ID, hand=env.hand, seq=env.seq,
+                    seat=env.seat, prev=env.prev, kind="action",
+                    body={"action": list(other.encode())},
+                ).wire  # fmt: skip
+                versions.extend([message, twin])
+                await self.inner.send(message)
+                await self.inner.send(twin)
+                return
+            await self.inner.send(message)
+
+    hidden: set[int] = set()
+
+    def plan(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:
+        # As relayed, member 0 gets only the first version and member 2 only the second;
+        # what the members later send each other (sync answers) goes through.
+        if len(versions) == 2 and message in versions and member not in hidden:
+            shown = versions[0] if member == 0 else versions[1]
+            if message != shown:
+                hidden.add(member)
+                return []
+        return [(0.0, message)]
+
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
+    async with trio.open_nursery() as nursery:
+        for i in range(players):
+            link_class = Equivocating if i == cheat_member else RelayedLink
+            link = link_class(hub.local_link(), i, plan)
+            nursery.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
+            await joined(hub, i + 1 if i else 0)
+    assert len(versions) == 2
+    cheat = game.seats[cheat_member].peer
+    assert cheat is not None
+    assert hidden == {0, 2}
+    for i in (0, 2):
+        outcome = game.seats[i].outcome
+        assert outcome is not None and outcome.abort is not None, i
+        abort = outcome.abort
+        assert (abort.kind, abort.seat, abort.attributed) == ("violation", cheat.seat, True)
+        # Both signed versions as evidence (or, had the second bid been illegal there,
+        # that bid alone: either way a signed message of the cheat).
+        assert set(abort.evidence) <= set(versions) and abort.evidence

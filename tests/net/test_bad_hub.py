@@ -236,3 +236,114 @@ async def test_a_split_view_of_two_signed_versions_names_the_signer_everywhere(
         # Both signed versions as evidence (or, had the second bid been illegal there,
         # that bid alone: either way a signed message of the cheat).
         assert set(abort.evidence) <= set(versions) and abort.evidence
+
+
+async def test_a_hand_0_message_after_the_draw_is_blamed_on_its_signers_seat(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """Member ``m`` signs a hand-0 envelope (under its member index ``m``) once seats are
+    drawn: every honest peer names the seat ``m`` drew, not the seat numbered ``m``."""
+    players = 3
+    keys = [identity("member", i) for i in range(players)]
+    cheat_member = 1
+    sent: list[bytes] = []
+
+    class Stale(RelayedLink):
+        async def send(self, message: bytes) -> None:
+            try:
+                env = open_envelope(message, table_id=TABLE_ID, roster=None)
+            except ProtocolError:
+                await self.inner.send(message)
+                return
+            if env.hand == 1 and env.kind == "key" and not sent:
+                stale = seal(
+                    keys[cheat_member], table_id=TABLE_ID, hand=0, seq=99, seat=cheat_member,
+                    prev=env.prev, kind="key", body={},
+                ).wire  # fmt: skip
+                sent.append(stale)
+                message = stale
+            await self.inner.send(message)
+
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
+    async with trio.open_nursery() as nursery:
+        for i in range(players):
+            link_class = Stale if i == cheat_member else RelayedLink
+            link = link_class(hub.local_link(), i, honest)
+            nursery.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
+            await joined(hub, i + 1 if i else 0)
+    cheat = game.seats[cheat_member].peer
+    assert sent and cheat is not None and cheat.seating is not None
+    assert cheat.seat == cheat.seating.index(cheat_member) != cheat_member  # a real test
+    named = set()
+    for i in (0, 2):
+        outcome = game.seats[i].outcome
+        assert outcome is not None and outcome.abort is not None
+        assert (outcome.abort.kind, outcome.abort.attributed) == ("violation", True)
+        named.add(outcome.abort.seat)
+    assert named == {cheat.seat}
+
+
+class Silent:
+    """A player who never decides; notes when it was first asked."""
+
+    def __init__(self) -> None:
+        self.asked: float | None = None
+
+    async def decide(self, peer: object, refused: str | None) -> object:
+        if self.asked is None:
+            self.asked = trio.current_time()
+        await trio.sleep_forever()
+
+    async def observe(self, peer: object, events: object) -> None:
+        return None
+
+
+async def test_junk_and_duplicates_do_not_keep_a_silent_seat_alive(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """While a seat stays silent, the relay sends junk and old messages every 3 s: the
+    absence is still recorded when the seat's limit, counted from the start of the wait,
+    has passed (a deadline that restarted on every arrival would never pass)."""
+    players = 3
+    keys = [identity("noise", i) for i in range(players)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    silent = Silent()
+    policies: list[object] = [BotPolicy(0), silent, BotPolicy(2)]
+    game = Game(
+        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
+        hub,
+        None,
+        None,
+    )  # type: ignore[arg-type]
+    seen: list[bytes] = []
+
+    def plan(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:
+        seen.append(message)
+        return [(0.0, message)]
+
+    async def noise() -> None:
+        link = hub.local_link()
+        while True:
+            await trio.sleep(3)
+            await link.send(b"\x92\xc4\x00\xc4\x00")
+            if seen:
+                await link.send(seen[-1])  # a duplicate of the last message
+
+    with trio.fail_after(20 * TIMEOUTS.decision):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(noise)
+            async with trio.open_nursery() as table:
+                for i in range(players):
+                    link = RelayedLink(hub.local_link(), i, plan)
+                    table.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
+                    await joined(hub, i + 1 if i else 0)
+            nursery.cancel_scope.cancel()
+    assert silent.asked is not None
+    elapsed = trio.current_time() - silent.asked
+    assert TIMEOUTS.decision <= elapsed <= TIMEOUTS.decision + 5
+    for i in (0, 2):
+        outcome = game.seats[i].outcome
+        assert outcome is not None and outcome.abort is not None
+        assert (outcome.abort.kind, outcome.abort.attributed) == ("absence", False)
+        assert outcome.stats.ignored > 0

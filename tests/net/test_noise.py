@@ -187,3 +187,32 @@ def test_peer_refuses_any_forged_second_message(message: bytes) -> None:
     initiator.message1()
     with pytest.raises(NoiseError):
         initiator.read_message2(message)
+
+
+class ClaimsAnother:
+    """An identity that claims ``shown``'s public key but can only sign with ``signer``:
+    someone who knows a player's (public) identity and wants to pass for him."""
+
+    def __init__(self, shown: Ed25519PrivateKey, signer: Ed25519PrivateKey) -> None:
+        self._shown = shown
+        self._signer = signer
+
+    def public_key(self) -> object:
+        return self._shown.public_key()
+
+    def sign(self, data: bytes) -> bytes:
+        return self._signer.sign(data)
+
+
+def test_a_peer_claiming_an_identity_it_cannot_sign_for_is_rejected_by_the_hub() -> None:
+    thief = Ed25519PrivateKey.from_private_bytes(b"\x0d" * 32)
+    initiator = Initiator(ClaimsAnother(PEER, thief), code())  # type: ignore[arg-type]
+    with pytest.raises(HandshakeRejected, match="identity signature"):
+        run(initiator, Responder(HUB, TABLE, SECRET))
+
+
+def test_a_hub_claiming_an_identity_it_cannot_sign_for_is_rejected_by_the_peer() -> None:
+    thief = Ed25519PrivateKey.from_private_bytes(b"\x0d" * 32)
+    responder = Responder(ClaimsAnother(HUB, thief), TABLE, SECRET)  # type: ignore[arg-type]
+    with pytest.raises(HandshakeRejected, match="identity signature"):
+        run(Initiator(PEER, code()), responder)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from tarot_p2p.crypto.elgamal import Ciphertext
 from tarot_p2p.crypto.group import point_to_bytes, scalar_from_bytes
+from tarot_p2p.crypto.keys import key_context, make_key_share
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.codec import decode
@@ -451,3 +452,27 @@ def test_after_the_draw_a_member_index_is_not_a_sender(game: Table) -> None:
     ).wire
     exc = replay_until_refused(game, index, wire)
     assert isinstance(exc, UnattributedMessage) and "signature" in str(exc)
+
+
+def test_a_message_of_a_kind_the_phase_does_not_expect_is_refused(game: Table) -> None:
+    """The expected sender of the score round sends a valid, well-proven key share instead
+    of its score line: the kind is refused for the phase (were it not, the key handler
+    would take it and the round would move on without that seat's score)."""
+    index = find(game, "score")
+    env = envelopes(game)[index]
+    _, share = make_key_share(
+        key_context(env.table_id, env.hand, env.seat), DeterministicRandom(b"stray key")
+    )
+    wire = seal(
+        game.key_of(env.hand, env.seat),
+        table_id=env.table_id,
+        hand=env.hand,
+        seq=env.seq,
+        seat=env.seat,
+        prev=env.prev,
+        kind="key",
+        body={"y": point_to_bytes(share.y), "pok": share.proof.to_bytes()},
+    ).wire
+    exc = replay_until_refused(game, index, wire)
+    assert isinstance(exc, SeatViolation) and exc.seat == env.seat
+    assert "'key' is not expected in phase" in exc.reason

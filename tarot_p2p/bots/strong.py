@@ -16,8 +16,9 @@ contract it may bid (the seats after it bid as ``club`` would, the taker calls, 
 and goes as ``club`` would), comparing with ``club``'s own bid in the same way. The other
 decisions (call, écart, announcements, chelem) are ``club``'s.
 
-Budget: worlds are drawn until ``think`` seconds have passed or ``rollouts`` playouts are
-done, whichever comes first (at least one world always). Wall time depends on the machine
+Budget: worlds are drawn while the next one should end within ``think`` seconds (judged
+from the mean time of those done) and until ``rollouts`` playouts are done, whichever
+stops first (at least one world always). Wall time depends on the machine
 and its load, so only a ``rollouts`` cap with ``think=None`` makes a decision reproducible;
 the worlds themselves come from ``rng``, which the caller seeds.
 """
@@ -111,9 +112,10 @@ def _search(
 ) -> Action:
     if len(candidates) == 1:
         return candidates[0]
-    deadline = None if think is None else time.perf_counter() + think
+    start = time.perf_counter()
+    deadline = None if think is None else start + think
     diffs: list[list[int]] = [[] for _ in candidates]
-    done = failed = 0
+    done = failed = worlds = 0
     while True:
         score = trial()
         if score is None:
@@ -126,9 +128,12 @@ def _search(
         for i, a in enumerate(candidates):
             diffs[i].append(0 if a == base else score(a) - ref)
         done += len(candidates)
+        worlds += 1
         if rollouts is not None and done >= rollouts:
             break
-        if deadline is not None and time.perf_counter() >= deadline:
+        # Stop before a world that would likely end past the deadline.
+        now = time.perf_counter()
+        if deadline is not None and now + (now - start) / worlds >= deadline:
             break
     best, best_gain = base, 0.0
     for a, d in zip(candidates, diffs, strict=True):

@@ -116,11 +116,12 @@ def evaluate(hand: CardSet, players: int) -> int:
     return score
 
 
-def bid_for(hand: CardSet, players: int) -> int:
-    """The highest contract (0 pass .. 4 garde contre) this hand is worth."""
+def bid_for(hand: CardSet, players: int, margin: int = 0) -> int:
+    """The highest contract (0 pass .. 4 garde contre) this hand is worth, with every
+    threshold raised by ``margin``."""
     value = evaluate(hand, players)
     limits = THRESHOLDS.get(players, THRESHOLDS[4])
-    return sum(1 for t in limits if value >= t)
+    return sum(1 for t in limits if value >= t + margin)
 
 
 def choose(obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action:

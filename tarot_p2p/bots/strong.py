@@ -12,9 +12,11 @@ differences). That makes the search an improvement over ``club`` even when the b
 allows only a few worlds.
 
 For a bid, it draws the other hands and the chien, and plays the whole hand under each
-contract it may bid (the seats after it bid as ``club`` would, the taker calls, discards
-and goes as ``club`` would), comparing with ``club``'s own bid in the same way. The other
-decisions (call, écart, announcements, chelem) are ``club``'s.
+contract it considers (the seats after it bid as ``club`` would; the taker calls, discards
+and goes as ``club`` would). It starts from a cautious bid (``club``'s thresholds raised by
+:data:`CAUTION`) and moves up — at most to one above ``club``'s bid — only when the
+simulated hands show it pays, with the same paired test. The other decisions (call,
+écart, announcements, chelem) are ``club``'s.
 
 Budget: worlds are drawn while the next one should end within ``think`` seconds (judged
 from the mean time of those done) and until ``rollouts`` playouts are done, whichever
@@ -48,6 +50,9 @@ from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import active_seats
 from tarot_p2p.rules.state import IllegalAction, Observation, Phase, State, from_hands
 
+CAUTION = 4
+"""Evaluation points added to club's thresholds for the bid the search starts from."""
+
 _FAILED_DRAWS = 50
 """Worlds that may fail to be drawn in a row before the bot settles for ``club``'s move."""
 
@@ -65,9 +70,16 @@ def choose(
     if len(legal) == 1 or obs.tops:
         return base
     if isinstance(base, Bid):
-        # The neighbours of club's bid: the budget goes where the doubt is.
-        bids = [a for a in legal if isinstance(a, Bid) and abs(a.contract - base.contract) <= 1]
-        return _search(bids, base, _bid_trial(config, obs, rng), think, rollouts)
+        # From a cautious bid, the search may go up to one above club's: the budget goes
+        # where the doubt is, and a bid is raised only when the simulated hands show it pays.
+        want = club.bid_for(obs.hand, obs.players, CAUTION)
+        cautious = max((a for a in legal if isinstance(a, Bid) and a.contract <= want), key=_rank)
+        bids = [
+            a
+            for a in legal
+            if isinstance(a, Bid) and cautious.contract <= a.contract <= base.contract + 1
+        ]
+        return _search(bids, cautious, _bid_trial(config, obs, rng), think, rollouts)
     if isinstance(base, Play) and obs.phase is Phase.PLAY:
         plays = distinct_plays([a.card for a in legal if isinstance(a, Play)], obs.played)
         if base.card not in plays:
@@ -75,6 +87,10 @@ def choose(
         candidates = [PLAY[c] for c in plays]
         return _search(candidates, base, _play_trial(config, obs, rng), think, rollouts)
     return base
+
+
+def _rank(bid: Bid) -> int:
+    return bid.contract
 
 
 def distinct_plays(cards: Sequence[int], played: CardSet) -> list[int]:

@@ -35,7 +35,6 @@ Card play, in the order the rules are tried:
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -124,8 +123,8 @@ def bid_for(hand: CardSet, players: int, margin: int = 0) -> int:
     return sum(1 for t in limits if value >= t + margin)
 
 
-def choose(obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action:
-    """The club player's move for ``obs`` among ``legal``."""
+def choose(obs: Observation, legal: Sequence[Action]) -> Action:
+    """The club player's move for ``obs`` among ``legal`` (these rules need no chance)."""
     if len(legal) == 1:
         return legal[0]
     first = legal[0]
@@ -146,7 +145,7 @@ def choose(obs: Observation, legal: Sequence[Action], rng: random.Random) -> Act
     if announce is not None:
         return announce
     plays = [a.card for a in legal if isinstance(a, Play)]
-    return Play(play_card(obs, plays, rng))
+    return Play(play_card(obs, plays))
 
 
 def call_card(hand: CardSet, callable_cards: Sequence[int]) -> int:
@@ -252,7 +251,7 @@ def _table(obs: Observation) -> _Table:
     )
 
 
-def play_card(obs: Observation, cards: Sequence[int], rng: random.Random) -> int:
+def play_card(obs: Observation, cards: Sequence[int]) -> int:
     """The card to play among the legal ``cards`` (see the module docstring)."""
     t = _table(obs)
     if len(cards) == 1:
@@ -260,7 +259,7 @@ def play_card(obs: Observation, cards: Sequence[int], rng: random.Random) -> int
     if EXCUSE in cards and t.tricks_left == 2 and not obs.chelem_announced:
         return EXCUSE
     if not obs.trick:
-        return _lead(obs, t, [c for c in cards if c != EXCUSE] or list(cards), rng)
+        return _lead(obs, t, [c for c in cards if c != EXCUSE] or list(cards))
     return _follow(obs, t, list(cards))
 
 
@@ -282,21 +281,18 @@ def _master(t: _Table, card: int, trick: Sequence[int]) -> bool:
     return not any(SUIT_OF[c] == TRUMP_SUIT for c in trick)
 
 
-def _lead(obs: Observation, t: _Table, cards: list[int], rng: random.Random) -> int:
+def _lead(obs: Observation, t: _Table, cards: list[int]) -> int:
     trumps = [c for c in cards if SUIT_OF[c] == TRUMP_SUIT]
     plain = [c for c in cards if SUIT_OF[c] != TRUMP_SUIT]
     n_out = t.out_trumps.bit_count()
     attacking = t.seat in t.attack
-    foes = [s for s in active_seats(obs) if not t.friend(s)]
+    foes = [s for s in _active(obs) if not t.friend(s)]
     foes_trump = any(t.may_hold(s, TRUMP_MASK) for s in foes)
-
-    def void_foe(suit: int) -> bool:
-        return any(not t.may_hold(s, SUIT_MASK[suit]) and t.may_hold(s, TRUMP_MASK) for s in foes)
 
     masters = [c for c in plain if _cashable(t, c, foes)]
     non_petit = [c for c in trumps if c != PETIT]
     if attacking:
-        if obs.called_card is not None and obs.partner is None and obs.seat == obs.taker:
+        if obs.called_card is not None and not obs.partner_known and obs.seat == obs.taker:
             called = [c for c in plain if SUIT_OF[c] == SUIT_OF[obs.called_card]]
             if called:
                 return min(called)
@@ -335,10 +331,11 @@ def _lead(obs: Observation, t: _Table, cards: list[int], rng: random.Random) -> 
         return _low_from(t, plain, shortest=False)
     if non_petit:
         return min(non_petit)
-    return cards[0] if cards else rng.choice(cards)
+    return cards[0]  # the petit alone
 
 
-def active_seats(obs: Observation) -> tuple[int, ...]:
+def _active(obs: Observation) -> tuple[int, ...]:
+    """Seats holding cards this hand."""
     seats = len(obs.hand_sizes)
     return tuple(s for s in range(seats) if obs.hand_sizes[s] or s == obs.seat)
 

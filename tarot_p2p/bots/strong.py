@@ -66,7 +66,7 @@ def choose(
     rollouts: int | None,
 ) -> Action:
     """The strong player's move for ``obs`` among ``legal``."""
-    base = club.choose(obs, legal, rng)
+    base = club.choose(obs, legal)
     if len(legal) == 1 or obs.tops:
         return base
     if isinstance(base, Bid):

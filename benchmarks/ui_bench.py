@@ -63,6 +63,7 @@ document.addEventListener("DOMContentLoaded", () => {
   }).observe(document.getElementById("hand"), { childList: true });
 });
 """
+BIDS = ("Prise", "Garde", "Garde sans", "Garde contre")
 NEXT = """(last) => {
   if (!document.querySelector('#over[hidden]')) return 'over';
   const d = document.body.dataset.decision;
@@ -87,7 +88,11 @@ def play(page: Page) -> None:
                 )
             page.click("#ecart-done")
         elif page.locator("#prompt:not([hidden]) button.option[data-option]").count():
-            page.locator("#prompt button.option[data-option]").first.click()
+            buttons = page.locator("#prompt button.option[data-option]")
+            labels = [text.strip() for text in buttons.all_inner_texts()]
+            # Take when possible (so that a deal is played, écart included), else the first.
+            bid = next((labels.index(b) for b in BIDS if b in labels), 0)
+            buttons.nth(bid).click()
         else:
             page.locator("#hand .card.legal").first.click(position={"x": 8, "y": 40})
 

@@ -7,7 +7,7 @@ and the legal actions; it is never handed a position, so it cannot read hidden c
 
 Levels (see ``docs/bots.md``): ``easy`` (:mod:`.easy`, the first bot, a baseline),
 ``club`` (:mod:`.club`, a club player's rules) and ``strong`` (:mod:`.strong`, a
-determinized Monte Carlo search on the engine with ``club`` rollouts rules).
+determinized Monte Carlo search on the engine, with rollouts by club-like rules).
 
 Determinism: each decision draws its random numbers from a generator seeded with the
 bot's seed and the observation itself, so a decision is a function of (seed, observation)
@@ -79,9 +79,8 @@ class Bot:
             raise ValueError("no legal action to choose from")
         if len(legal) == 1:
             return legal[0]
-        rng = self.rng_for(obs)
-        if self.level is Level.EASY:
-            return easy.choose_action(obs, legal, rng)
         if self.level is Level.CLUB:
-            return club.choose(obs, legal, rng)
-        return strong.choose(self.config, obs, legal, rng, self.think, self.rollouts)
+            return club.choose(obs, legal)
+        if self.level is Level.EASY:
+            return easy.choose_action(obs, legal, self.rng_for(obs))
+        return strong.choose(self.config, obs, legal, self.rng_for(obs), self.think, self.rollouts)

@@ -24,7 +24,7 @@ from tarot_p2p.rules.cards import (
     TRUMP_SUIT,
     CardSet,
 )
-from tarot_p2p.rules.state import ABOVE, State
+from tarot_p2p.rules.state import ABOVE, Phase, State
 
 _PLAIN = SUIT_MASK[0] | SUIT_MASK[1] | SUIT_MASK[2] | SUIT_MASK[3]
 _POINTS = tuple(sum(1 << c for c in range(78) if HALF_POINTS[c] >= level) for level in range(10))
@@ -49,15 +49,19 @@ def playout(state: State, trick: list[int], seats: list[int]) -> None:
     attack = 0
     if taker is not None:
         attack = 1 << taker | (1 << partner if partner is not None else 0)
-    done = len(state.tricks)
     players = state.game.players
-    while not state.is_terminal():
+    legal_mask = state.legal_play_mask
+    apply = state.apply_action
+    done = Phase.DONE
+    while state.phase is not done:
         seat = state.current
-        mask = state.legal_play_mask()
-        card = _choose(state, seat, mask, trick, seats, attack, players)
-        state.apply_action(PLAY[card])
-        if len(state.tricks) != done:
-            done = len(state.tricks)
+        mask = legal_mask()
+        if mask & (mask - 1):
+            card = _choose(state, seat, mask, trick, seats, attack, players)
+        else:
+            card = mask.bit_length() - 1
+        apply(PLAY[card])
+        if len(trick) + 1 == players:
             trick.clear()
             seats.clear()
         else:
@@ -74,8 +78,6 @@ def _choose(
     attack: int,
     players: int,
 ) -> int:
-    if mask & (mask - 1) == 0:
-        return _lowest(mask)
     hand = state.hands[seat]
     if mask & EXCUSE_MASK and hand.bit_count() <= 2:
         return EXCUSE

@@ -12,12 +12,15 @@ differences). That makes the search an improvement over ``club`` even when the b
 allows only a few worlds.
 
 For a bid, it draws the other hands and the chien, and plays the whole hand under each
-contract it may bid (the seats after it bid as ``club`` would, the taker calls, discards
-and goes as ``club`` would), comparing with ``club``'s own bid in the same way. The other
-decisions (call, écart, announcements, chelem) are ``club``'s.
+contract it considers (the seats after it bid as ``club`` would; the taker calls, discards
+and goes as ``club`` would). It starts from a cautious bid (``club``'s thresholds raised by
+:data:`CAUTION`) and moves up — at most to one above ``club``'s bid — only when the
+simulated hands show it pays, with the same paired test. The other decisions (call,
+écart, announcements, chelem) are ``club``'s.
 
-Budget: worlds are drawn until ``think`` seconds have passed or ``rollouts`` playouts are
-done, whichever comes first (at least one world always). Wall time depends on the machine
+Budget: worlds are drawn while the next one should end within ``think`` seconds (judged
+from the mean time of those done) and until ``rollouts`` playouts are done, whichever
+stops first (at least one world always). Wall time depends on the machine
 and its load, so only a ``rollouts`` cap with ``think=None`` makes a decision reproducible;
 the worlds themselves come from ``rng``, which the caller seeds.
 """
@@ -47,6 +50,9 @@ from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import active_seats
 from tarot_p2p.rules.state import IllegalAction, Observation, Phase, State, from_hands
 
+CAUTION = 4
+"""Evaluation points added to club's thresholds for the bid the search starts from."""
+
 _FAILED_DRAWS = 50
 """Worlds that may fail to be drawn in a row before the bot settles for ``club``'s move."""
 
@@ -60,13 +66,20 @@ def choose(
     rollouts: int | None,
 ) -> Action:
     """The strong player's move for ``obs`` among ``legal``."""
-    base = club.choose(obs, legal, rng)
+    base = club.choose(obs, legal)
     if len(legal) == 1 or obs.tops:
         return base
     if isinstance(base, Bid):
-        # The neighbours of club's bid: the budget goes where the doubt is.
-        bids = [a for a in legal if isinstance(a, Bid) and abs(a.contract - base.contract) <= 1]
-        return _search(bids, base, _bid_trial(config, obs, rng), think, rollouts)
+        # From a cautious bid, the search may go up to one above club's: the budget goes
+        # where the doubt is, and a bid is raised only when the simulated hands show it pays.
+        want = club.bid_for(obs.hand, obs.players, CAUTION)
+        cautious = max((a for a in legal if isinstance(a, Bid) and a.contract <= want), key=_rank)
+        bids = [
+            a
+            for a in legal
+            if isinstance(a, Bid) and cautious.contract <= a.contract <= base.contract + 1
+        ]
+        return _search(bids, cautious, _bid_trial(config, obs, rng), think, rollouts)
     if isinstance(base, Play) and obs.phase is Phase.PLAY:
         plays = distinct_plays([a.card for a in legal if isinstance(a, Play)], obs.played)
         if base.card not in plays:
@@ -74,6 +87,10 @@ def choose(
         candidates = [PLAY[c] for c in plays]
         return _search(candidates, base, _play_trial(config, obs, rng), think, rollouts)
     return base
+
+
+def _rank(bid: Bid) -> int:
+    return bid.contract
 
 
 def distinct_plays(cards: Sequence[int], played: CardSet) -> list[int]:
@@ -111,9 +128,10 @@ def _search(
 ) -> Action:
     if len(candidates) == 1:
         return candidates[0]
-    deadline = None if think is None else time.perf_counter() + think
+    start = time.perf_counter()
+    deadline = None if think is None else start + think
     diffs: list[list[int]] = [[] for _ in candidates]
-    done = failed = 0
+    done = failed = worlds = 0
     while True:
         score = trial()
         if score is None:
@@ -126,9 +144,12 @@ def _search(
         for i, a in enumerate(candidates):
             diffs[i].append(0 if a == base else score(a) - ref)
         done += len(candidates)
+        worlds += 1
         if rollouts is not None and done >= rollouts:
             break
-        if deadline is not None and time.perf_counter() >= deadline:
+        # Stop before a world that would likely end past the deadline.
+        now = time.perf_counter()
+        if deadline is not None and now + (now - start) / worlds >= deadline:
             break
     best, best_gain = base, 0.0
     for a, d in zip(candidates, diffs, strict=True):

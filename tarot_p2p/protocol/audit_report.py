@@ -8,8 +8,10 @@ verification is the peer's own receive path: :func:`~.peer.replay_file` checks t
 against the header's binding and builds an observer — the keyless table machine of
 ``table.md`` — which then checks every record in order: signature, digest chain, slot,
 schema, turn, proofs, the rules engine, and at the end of each hand the rules audit and
-the score lines that every seat signed. No check is re-implemented here: this module
-drives that observer record by record (reading the record frames itself, as
+the score lines that every seat signed. No check is re-implemented here, save the order
+of the set-up's own (``wire.md`` §3.3: its signature, under the first key of its own
+roster, before its body), which tells altered bytes from a set-up its host signed; this
+module drives that observer record by record (reading the record frames itself, as
 ``replay_file`` does, only to say at which byte a broken frame sits) so that it can say
 *where* and *why* a file stops being valid, keep each hand as it stood when it ended (the
 deal, now public; the contract; the offences the rules audit found), and count what was

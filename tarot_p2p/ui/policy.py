@@ -239,10 +239,14 @@ async def play_in_browser(
     return result
 
 
+TEXT_BROWSERS: Final = frozenset({"www-browser", "links", "links2", "elinks", "lynx", "w3m"})
+"""Browsers that would take over the terminal the game is printing to."""
+
+
 def browser_available() -> bool:
-    """True when the ``webbrowser`` module can open a page on this machine."""
+    """True when the ``webbrowser`` module can open a page in a graphical browser here."""
     try:
-        webbrowser.get()
+        browser = webbrowser.get()
     except webbrowser.Error:
         return False
-    return True
+    return getattr(browser, "name", "") not in TEXT_BROWSERS

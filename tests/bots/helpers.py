@@ -24,17 +24,25 @@ def cards(names: str) -> CardSet:
 
 
 def positions(config: TableConfig, deals: int, seed: int = 0) -> Iterator[State]:
-    """Every position of ``deals`` hands played by ``club`` bots (a fresh copy each)."""
+    """Every position of ``deals`` hands played by ``club`` bots (a fresh copy each); deals
+    that everybody passes are skipped (they have a single position worth testing)."""
     rng = random.Random(seed)
     bots = [Bot(config, Level.CLUB, seed=s) for s in range(config.seats)]
-    for d in range(deals):
+    played = 0
+    for d in range(20 * deals):
+        if played == deals:
+            return
         deck = list(range(78))
         rng.shuffle(deck)
         state = new_hand(config, d % config.seats, deck)
+        seen = []
         while not state.is_terminal():
-            yield state.clone()
+            seen.append(state.clone())
             seat = state.current_player()
             state.apply_action(bots[seat].choose(state.observation(seat), state.legal_actions()))
+        if state.void is None:
+            played += 1
+            yield from seen
 
 
 def play_positions(config: TableConfig, deals: int, seed: int = 0) -> Iterator[State]:

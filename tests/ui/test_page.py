@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.net.runner import Decision, Policy
 from tarot_p2p.protocol.peer import Peer, PeerEvent
@@ -17,7 +19,7 @@ from tarot_p2p.ui.policy import BrowserPolicy
 
 from .conftest import Table
 
-STEP_MS = 60_000
+STEP_MS = 120_000
 """How long a step may wait for the bots (generous: CI shares two cores)."""
 
 NEXT = """(last) => {
@@ -33,8 +35,15 @@ def next_decision(table: Table, last: str) -> str:
     return str(handle.json_value())
 
 
-def kind(table: Table) -> str:
-    return str(table.views[-1]["decision"]["kind"]) if table.views[-1]["decision"] else ""
+def last_view(table: Table, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The latest view the page received that is ``wanted`` (waiting a little for it: the
+    page may draw a view before this side has read the frame)."""
+    for _ in range(100):
+        found = [v for v in table.views if wanted(v)]
+        if found:
+            return found[-1]
+        table.page.wait_for_timeout(50)
+    raise AssertionError("the page was sent no such view")
 
 
 def click_option(table: Table, prefer: Sequence[str] = ()) -> None:
@@ -105,7 +114,7 @@ def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
     play_out(t, bids=("Garde contre", "Garde sans", "Garde", "Prise"))
     page = t.page
     assert t.game.outcome is not None and t.game.outcome.finished
-    final = t.views[-1]
+    final = last_view(t, lambda v: bool(v["over"]))
     assert final["over"] and len(final["sheet"]["lines"]) == 1
     if final["result"]["rows"]:  # a played deal (not everybody passing)
         assert page.locator("#tricks li").count() == 18
@@ -144,18 +153,16 @@ class PassingBot:
 def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
     t = table(4, lambda i, _: PassingBot(f"ecart/{i}"))
     page = t.page
-    serial = next_decision(t, "")
-    while kind(t) == "bid" and page.locator("#ecart-done").count() == 0:
-        if "Garde" in page.locator("#prompt").inner_text():
-            click_option(t, ("Garde",))
-            break
-        click_option(t)  # a petit sec is the only choice: the deal is void
-        serial = next_decision(t, serial)
+    next_decision(t, "")
+    if "Garde" not in page.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+    click_option(t, ("Garde",))
     page.wait_for_selector("#ecart-done", timeout=STEP_MS)
     assert "Ni roi ni bout" in page.locator("#prompt").inner_text()
     assert page.locator("#centre .chien .card").count() == 6  # the chien shown
     assert page.locator("#hand .card").count() == 24
-    kings = [c for c in t.views[-1]["hand"] if (KING_MASK >> c) & 1]
+    ecart = last_view(t, lambda v: bool(v["decision"]) and v["decision"]["kind"] == "ecart")
+    kings = [c for c in ecart["hand"] if (KING_MASK >> c) & 1]
     for king in kings:  # a king cannot be put aside: not clickable
         assert "illegal" in (
             page.locator(f"#hand .card[data-card='{king}']").get_attribute("class") or ""
@@ -175,7 +182,8 @@ def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
     chosen = [
         v["decision"]["chosen"] for v in t.views if v["decision"] and "chosen" in v["decision"]
     ]
-    assert len(chosen[-1]) == 6 and not set(chosen[-1]) & set(t.views[-1]["hand"])
+    lead = last_view(t, lambda v: bool(v["decision"]) and v["decision"]["kind"] == "go")
+    assert len(chosen[-1]) == 6 and not set(chosen[-1]) & set(lead["hand"])
     peer = t.game.policy.peer
     assert peer is not None and peer.hand.phase is Phase.PLAY  # the table took it
     assert "Garde" in page.locator("#contract").inner_text()
@@ -215,16 +223,28 @@ def test_partner_told_at_once_at_five(table: Callable[..., Table]) -> None:
     t = table(5, bot)
     page = t.page
     serial = next_decision(t, "")
+    if "Passe" not in page.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
     click_option(t, ("Passe",))  # the bot on seat "Alice" takes a prise
-    page.wait_for_selector("#contract .partner-text", timeout=STEP_MS)
-    view: dict[str, Any] = t.views[-1]
+    called = page.wait_for_function(
+        "() => document.querySelector('#contract .partner-text') ? 'called'"
+        " : document.querySelector('#over[hidden]') ? null : 'over'",
+        timeout=STEP_MS,
+    )
+    if called.json_value() == "over":
+        pytest.skip("the deal gave the bot that takes a petit sec (about 1 deal in 200)")
+    view = last_view(t, lambda v: bool(v.get("contract") and v["contract"]["called"] is not None))
     contract = view["contract"]
     held = set(view["hand"])
+    text = page.locator("#contract").inner_text()
     if contract["called"] in held:  # told privately, before any card is played
-        assert "Vous êtes le partenaire" in page.locator("#contract").inner_text()
+        assert "Vous êtes le partenaire" in text
         assert contract["partner"] == view["me"] and not view["tricks"]
         return
-    assert "Partenaire inconnu" in page.locator("#contract").inner_text()
+    if contract["called"] in (view["chien"] or []):  # the king in the chien: alone, for all
+        assert "Alice joue seul" in text
+        return
+    assert "Partenaire inconnu" in text
     # Not the partner: the page learns who it is when the called king is played.
     while True:
         serial = next_decision(t, serial)

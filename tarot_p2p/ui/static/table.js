@@ -27,11 +27,31 @@
     return e;
   }
 
+  // Each card's drawing is parsed once; the page then clones it (much faster than parsing
+  // the SVG text again at every redraw).
+  let drawings = new Map();
+
   function cardEl(c, extra) {
-    const d = el("div", "card" + (extra ? " " + extra : ""));
-    d.innerHTML = hello.cards[c];
+    let model = drawings.get(c);
+    if (!model) {
+      model = el("div");
+      model.innerHTML = hello.cards[c];
+      drawings.set(c, model);
+    }
+    const d = model.cloneNode(true);
+    d.className = "card" + (extra ? " " + extra : "");
     d.dataset.card = String(c);
     return d;
+  }
+
+  function backEl() {
+    let model = drawings.get("back");
+    if (!model) {
+      model = el("div", "back");
+      model.innerHTML = hello.back;
+      drawings.set("back", model);
+    }
+    return model.cloneNode(true);
   }
 
   function position(seat) {
@@ -52,6 +72,7 @@
       const message = JSON.parse(event.data);
       if (message.type === "hello") {
         hello = message;
+        drawings = new Map();
         placeLabels();
       } else if (message.type === "view" && hello) {
         view = message.view;
@@ -159,11 +180,7 @@
       if (seat !== view.me && view.counts) {
         const fan = el("div", "backs");
         const n = view.counts[seat] || 0;
-        for (let i = 0; i < Math.min(n, 8); i++) {
-          const b = el("div", "back");
-          b.innerHTML = hello.back;
-          fan.append(b);
-        }
+        for (let i = 0; i < Math.min(n, 8); i++) fan.append(backEl());
         fan.append(el("span", "count", String(n)));
         box.append(fan);
       }

@@ -102,3 +102,21 @@ def test_noise_vector_messages_have_the_documented_sizes() -> None:
     # e | e, enc(s)+tag, enc(payload)+tag | enc(s)+tag, enc(payload)+tag
     assert sizes == [32, 32 + 48 + 105 + 16, 48 + 141 + 16]
     assert bytes.fromhex(vector["messages"][0]) == bytes.fromhex(vector["init_ephemeral_public"])  # type: ignore[index, arg-type]
+
+
+def test_sync_requests_independently() -> None:
+    vector = load("wire_sync.json")
+    for case in vector["cases"]:  # type: ignore[attr-defined]
+        key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(case["identity_seed"]))
+        payload, signature = msgpack.unpackb(bytes.fromhex(case["wire"]))
+        key.public_key().verify(signature, b"tarot-p2p/sync/v1\x00" + payload)
+        fields = msgpack.unpackb(payload)
+        assert list(fields) == sorted(fields) == ["d", "k", "m", "n", "t"]
+        assert fields["k"] == "sync" and fields["t"].hex() == vector["table_id"]
+        assert (fields["m"], fields["n"], fields["d"].hex()) == (
+            case["member"],
+            case["count"],
+            case["head"],
+        )
+    answers = [case["answer"] for case in vector["cases"]]  # type: ignore[attr-defined]
+    assert answers == [[3, 4], [], [1, 2, 3, 4]]

@@ -23,6 +23,7 @@ from tarot_p2p.net.link import LAST
 from tarot_p2p.net.noise import public_bytes
 from tarot_p2p.protocol.codec import Value, encode
 from tarot_p2p.protocol.envelope import SignedEnvelope, seal, signature_input
+from tarot_p2p.protocol.sync import SYNC_DOMAIN, answer, read_sync_request, sync_request
 from tarot_p2p.protocol.transcript import Transcript, file_header, file_record
 
 VECTOR_DIR = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
@@ -152,6 +153,57 @@ def transcript_vectors() -> dict[str, object]:
     }
 
 
+def sync_vectors() -> dict[str, object]:
+    """Sync requests against the four-record transcript of ``transcript_vectors``."""
+    transcript = Transcript(TABLE_ID, BINDING)
+    script = [(0, (0, 0), "hello"), (1, (0, 1), "hi"), (2, (0, 2), "bonjour"), (0, (1, 0), "go")]
+    envs = []
+    for seat, (hand, seq), word in script:
+        env = seal(
+            identity(f"seat {seat}"), table_id=TABLE_ID, hand=hand, seq=seq, seat=seat,
+            prev=transcript.head, kind="chat", body={"text": word},
+        )  # fmt: skip
+        transcript.append(env)
+        envs.append(env)
+    cases = []
+    for label, member, count, head in (
+        ("behind by two", 1, 2, transcript.digest_after(2)),
+        ("up to date", 2, 4, transcript.digest_after(4)),
+        ("split view: same length, another head", 1, 3, hashlib.sha256(b"other").digest()),
+    ):
+        key = identity(f"seat {member}")
+        partial = Transcript(TABLE_ID, BINDING)
+        for env in envs[:count]:
+            partial.append(env)
+        wire = sync_request(key, TABLE_ID, member, partial)
+        if head != partial.head:  # the split-view case: re-sign with the other head
+            payload = encode({"d": head, "k": "sync", "m": member, "n": count, "t": TABLE_ID})
+            wire = encode([payload, key.sign(SYNC_DOMAIN + payload)])
+        request = read_sync_request(wire, TABLE_ID, {member: key.public_key()})
+        answered = answer(transcript, request)
+        cases.append(
+            {
+                "label": label,
+                "identity_seed": seed(f"seat {member}").hex(),
+                "member": member,
+                "count": count,
+                "head": head.hex(),
+                "wire": wire.hex(),
+                "answer": [[e.wire for e in envs].index(w) + 1 for w in answered],
+            }
+        )
+    return {
+        "description": "Sync requests (protocol/wire.md §7.2) against the transcript of "
+        "wire_transcript.json: payload = fixed-form map {d: head digest, k: 'sync', m: member, "
+        "n: records held, t: table id}; signature = Ed25519 over 'tarot-p2p/sync/v1' 0x00 || "
+        "payload; wire = [payload, signature]. 'answer' lists the records (1-based) a peer "
+        "holding all four sends back.",
+        "table_id": TABLE_ID.hex(),
+        "binding": BINDING.hex(),
+        "cases": cases,
+    }
+
+
 def noise_vectors() -> dict[str, object]:
     hub, peer = identity("hub"), identity("peer")
     secret = hashlib.sha256(b"join secret").digest()[:16]
@@ -222,6 +274,7 @@ def build() -> dict[str, dict[str, object]]:
         "wire_transcript.json": transcript_vectors(),
         "wire_noise.json": noise_vectors(),
         "wire_joincode.json": joincode_vectors(),
+        "wire_sync.json": sync_vectors(),
     }
 
 

@@ -76,6 +76,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="start a new table even if you have an unfinished one (which is kept)",
     )
+    p.add_argument(
+        "--table",
+        metavar="NAME",
+        help="take back this unfinished table of yours (names: tarot-p2p resume --list)",
+    )
     add_seat_options(p, default_name="Host")
     p.set_defaults(func=run)
 
@@ -235,7 +240,12 @@ def run(args: argparse.Namespace) -> int:
         resume = None
         if not args.new:
             tables = profile.unfinished(profile.identity())
-            resume = next((t for t in tables if t.ticket and t.ticket.role == "host"), None)
+            hosted = [t for t in tables if t.ticket and t.ticket.role == "host"]
+            if args.table:
+                hosted = [t for t in hosted if t.files.directory.name == args.table]
+                if not hosted:
+                    raise ValueError(f"you host no unfinished table named {args.table}")
+            resume = hosted[0] if hosted else None
     except (ValueError, JoinCodeError, LobbyError, ProfileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

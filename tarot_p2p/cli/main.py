@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "play",
     "host",
     "join",
+    "resume",
     "bot",
     "demo",
     "audit",

@@ -172,6 +172,15 @@ def test_a_joiner_killed_and_restarted_finishes_the_game(tmp_path: Path, point: 
         victim = programs[1]
         reach(point, tmp_path / "p1", programs, deadline)
         victim.kill()
+        listed = subprocess.run(
+            [*PYTHON, "resume", "--list", "--profile", str(tmp_path / "p1")],
+            capture_output=True,
+            env=ENV,
+            check=False,
+        )
+        (folder,) = (tmp_path / "p1" / "tables").iterdir()
+        assert listed.returncode == 0
+        assert f"{folder.name}  you joined it as Bot1" in listed.stdout.decode()
         victim.start()  # the same command again
         finish_and_compare(programs, tmp_path, deadline)
         # It went on in the same files: one table folder, whose transcript is complete.
@@ -188,3 +197,12 @@ def test_the_host_killed_and_restarted_takes_its_table_back(tmp_path: Path, poin
         host.start()  # the same command: it finds the unfinished table and its port
         finish_and_compare(programs, tmp_path, deadline)
         assert "taking back your unfinished table" in host.output()
+
+
+def test_resume_with_nothing_to_resume_says_what_to_do(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [*PYTHON, "resume", "--profile", str(tmp_path)], capture_output=True, env=ENV, check=False
+    )
+    assert result.returncode == 1
+    assert "no unfinished table" in result.stderr.decode()
+    assert "tarot-p2p join CODE" in result.stderr.decode()

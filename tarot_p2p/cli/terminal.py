@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -53,8 +52,8 @@ SYMBOLS: Final = ("♠", "♥", "♦", "♣")
 _FACES: Final = {11: "J", 12: "C", 13: "Q", 14: "K"}
 _RED: Final = "\x1b[31m"
 _RESET: Final = "\x1b[0m"
-NOTICE_EVERY: Final = 15.0
-"""Seconds between two repeats of the same waiting notice."""
+TELL_EVERY: Final = 15.0
+"""Seconds of waiting between two repeats of the same notice."""
 
 
 def card_text(c: Card, colour: bool = False) -> str:
@@ -247,8 +246,6 @@ class TerminalPolicy:
     # ------------------------------------------------------------------ what happens
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
-        if self.story.notice is not None:
-            self.story.notice = None
         self.story.record(peer, events)
         names = peer.names
         for event in events:
@@ -334,15 +331,17 @@ class TerminalPolicy:
 
     async def notice(self, peer: Peer, notice: Any) -> None:
         """A status of the table (a player slow to answer, reconnecting, back), told once
-        and then at most every :data:`NOTICE_EVERY` seconds while it lasts."""
-        now = time.monotonic()
+        and then every :data:`TELL_EVERY` seconds of waiting while it lasts."""
         key = (str(notice.kind), notice.seat)
+        seconds = float(notice.seconds)
         last = self._last_notice
-        if last is not None and last[:2] == key and now - last[2] < NOTICE_EVERY:
+        if last is not None and last[:2] == key and seconds - last[2] < TELL_EVERY:
             return
-        self._last_notice = (*key, now)
-        note = Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
-        text = notice_text(self.words, peer, note)
+        self._last_notice = (*key, seconds)
+        self.story.take_notice(
+            Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
+        )
+        text = notice_text(self.words, peer, self.story)
         if text:
             self._say(text)
 

@@ -149,9 +149,21 @@ class Story:
         self._partner_told = 0
         self.refused: str | None = None
         self.notice: Notice | None = None
+        """The runner's last status notice, until a message comes."""
+        self.coming_back: set[int] = set()
+        """Seats that asked for the records they missed (reconnecting) since the last
+        message: waiting for one of them says so."""
+
+    def take_notice(self, notice: Notice) -> None:
+        if notice.kind == "back" and notice.seat is not None:
+            self.coming_back.add(notice.seat)
+        self.notice = notice
 
     def record(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
-        """Take in the events of one accepted message."""
+        """Take in the events of one accepted message (the table moves: the waiting is
+        over)."""
+        self.notice = None
+        self.coming_back.clear()
         w = self.words
         names = peer.names
         hand = peer.hand
@@ -399,7 +411,7 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
         "result": story.result,
         "sheet": sheet_view(w, peer.sheet),
         "trust": trust_view(w, peer),
-        "notice": _notice_view(w, peer, story.notice),
+        "notice": _notice_view(w, peer, story),
         "refused": w("refused", reason=story.refused) if story.refused else None,
         "hand": [],
         "decision": None,
@@ -502,18 +514,25 @@ def _decision_view(w: Words, peer: Peer, pending: Pending) -> dict[str, Any]:
     return out
 
 
-def notice_text(w: Words, peer: Peer, notice: Notice) -> str | None:
-    """A status notice in plain words ("Waiting for West (reconnecting, 0:42)"), or
-    ``None`` for a kind this version does not know."""
+def notice_text(w: Words, peer: Peer, story: Story) -> str | None:
+    """The runner's status notice in plain words ("Waiting for West (reconnecting,
+    0:42)"), or ``None``: no notice, or of a kind this version does not know."""
+    notice = story.notice
+    if notice is None:
+        return None
     name = notice.name
     if name is None and notice.seat is not None and notice.seat < len(peer.names):
         name = peer.names[notice.seat]
     key = f"notice_{notice.kind}"
+    if notice.kind == "waiting" and notice.seat in story.coming_back:
+        key = "notice_waiting_back"
     if key not in w.table:
         return None
     return w(key, name=name or w("someone"), time=w.clock(notice.seconds))
 
 
-def _notice_view(w: Words, peer: Peer, notice: Notice | None) -> dict[str, Any] | None:
-    text = None if notice is None else notice_text(w, peer, notice)
-    return None if notice is None or text is None else {"kind": notice.kind, "text": text}
+def _notice_view(w: Words, peer: Peer, story: Story) -> dict[str, Any] | None:
+    text = notice_text(w, peer, story)
+    return (
+        None if story.notice is None or text is None else {"kind": story.notice.kind, "text": text}
+    )

@@ -188,8 +188,10 @@ def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
     assert peer is not None and peer.hand.phase is Phase.PLAY  # the table took it
     assert "Garde" in page.locator("#contract").inner_text()
     # The runner's status notices reach the page in plain words.
-    west = peer.names[(peer.seat or 0) + 1 - len(peer.names)]
-    t.game.call(t.game.policy.notice, peer, Status("reconnecting", None, west, 42.5))
+    nxt = ((peer.seat or 0) + 1) % len(peer.names)
+    west = peer.names[nxt]
+    t.game.call(t.game.policy.notice, peer, Status("back", nxt, west, 0.0))
+    t.game.call(t.game.policy.notice, peer, Status("waiting", nxt, west, 42.5))
     page.wait_for_selector("#notice:not([hidden])")
     assert page.locator("#notice").inner_text() == f"En attente de {west} (reconnexion, 0:42)"
 

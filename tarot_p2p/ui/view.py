@@ -146,7 +146,8 @@ class Story:
         """The last agreed deal's score panel."""
         self._audit: tuple[int, AuditReport, State] | None = None
         self._tricks_told = (0, 0)
-        self._partner_told = 0
+        self.partner_news: tuple[int, str] | None = None
+        """(deal, words) once this seat knows who the partner is (or that there is none)."""
         self.refused: str | None = None
         self.notice: Notice | None = None
         """The runner's last status notice, until a message comes."""
@@ -222,12 +223,13 @@ class Story:
 
     def _tell_partner(self, peer: Peer) -> None:
         state = peer.private_state()
-        if state is None or peer.seat is None or self._partner_told == peer.hand.hand:
+        news = self.partner_news
+        if state is None or peer.seat is None or (news and news[0] == peer.hand.hand):
             return
         obs = state.observation(peer.seat)
         if obs.partner_known and obs.taker is not None and obs.called_card is not None:
-            self._partner_told = peer.hand.hand
-            self.log.append(partner_text(self.words, peer, obs))
+            self.partner_news = (peer.hand.hand, partner_text(self.words, peer, obs))
+            self.log.append(self.partner_news[1])
 
     def _result(self, peer: Peer, ended: HandEnded) -> dict[str, Any]:
         """The score panel of the deal that just ended."""
@@ -388,7 +390,8 @@ def _seat_cards(obs: Observation) -> list[dict[str, int]]:
     return [{"seat": s, "card": c} for s, c in zip(obs.trick_seats, obs.trick, strict=True)]
 
 
-def _trick_seats(state: State, leader: int, n: int) -> list[int]:
+def trick_seats(state: State, leader: int, n: int) -> list[int]:
+    """Who played each of the ``n`` cards of a trick led by ``leader``."""
     seats = [leader]
     while len(seats) < n:
         seats.append(state.next_seat[seats[-1]])
@@ -444,7 +447,7 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
             "winner": t.winner,
             "cards": [
                 {"seat": s, "card": c}
-                for s, c in zip(_trick_seats(state, t.leader, len(t.cards)), t.cards, strict=True)
+                for s, c in zip(trick_seats(state, t.leader, len(t.cards)), t.cards, strict=True)
             ],
         }
         for i, t in enumerate(obs.tricks)

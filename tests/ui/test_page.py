@@ -121,6 +121,9 @@ def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
         assert "Bouts" in page.locator("#over").inner_text()
     assert "Partie terminée" in page.locator("#over-text").inner_text()
     check_no_secret(t)
+    # The transcript offered for download is this seat's, as saved and audited.
+    download = page.request.get(t.game.url + "transcript.tp2p")
+    assert download.ok and download.body() == t.game.outcome.files.transcript.read_bytes()
     page.click("#leave")
 
 

@@ -45,7 +45,7 @@ from tarot_p2p.bots import Bot, Level, club
 from tarot_p2p.rules.actions import BIDS
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.scoring import explain_hand
-from tarot_p2p.rules.state import State, new_hand
+from tarot_p2p.rules.state import Phase, State, new_hand
 
 PAIRS = ((Level.EASY, Level.CLUB), (Level.CLUB, Level.STRONG), (Level.EASY, Level.STRONG))
 
@@ -185,7 +185,7 @@ def calibrate(players: int, deals: int, seed: int) -> dict[str, Any]:
             state = base.clone()
             try:
                 state.apply_action(BIDS[contract])
-                while state.phase.name == "BIDDING":
+                while state.phase is Phase.BIDDING:
                     state.apply_action(BIDS[0])
             except ValueError:
                 break  # a petit sec: nobody bids

@@ -86,8 +86,14 @@ async def test_notices_are_told_once_then_now_and_then() -> None:
     def notice(kind: str, seconds: float) -> Any:
         return SimpleNamespace(kind=kind, seat=3, name=None, seconds=seconds)
 
-    await policy.notice(peer, notice("reconnecting", 42.0))  # type: ignore[arg-type]
-    await policy.notice(peer, notice("reconnecting", 43.0))  # type: ignore[arg-type]
-    await policy.notice(peer, notice("resumed", 44.0))  # type: ignore[arg-type]
-    await policy.notice(peer, notice("unheard-of", 1.0))  # type: ignore[arg-type]
-    assert said == ["Waiting for West (reconnecting, 0:42)", "West is back"]
+    for kind, seconds in (("waiting", 5.0), ("waiting", 10.0), ("back", 0.0), ("waiting", 15.0),
+                          ("waiting", 20.0), ("waiting", 30.0), ("unheard-of", 1.0)):  # fmt: skip
+        await policy.notice(peer, notice(kind, seconds))
+    await policy.notice(peer, SimpleNamespace(kind="reconnecting", seat=None, name=None, seconds=3))
+    assert said == [
+        "Waiting for West (0:05)",
+        "West is coming back (reconnecting)",
+        "Waiting for West (reconnecting, 0:15)",
+        "Waiting for West (reconnecting, 0:30)",
+        "Connection lost: reconnecting (0:03)",
+    ]

@@ -1,10 +1,8 @@
-"""``tarot-p2p bot CODE``: a bot takes a seat at a networked table and plays it out.
+"""tarot-p2p bot CODE: a bot takes a seat at a networked table and plays it out.
 
-The bot's decisions come from :class:`tarot_p2p.bots.Bot` at the chosen ``--level``, fed
-with what this seat alone may see (the peer's private engine). ``--seed`` makes its
-choices reproducible for a given deal; the deal itself comes from the mental-poker
-shuffles, whose randomness is the operating system's and stays secret (a seeded deal
-would let anyone who knows the seed see every hand).
+The bot plays at the chosen --level (easy, club or strong) and sees only what its own
+seat may see. --seed makes its choices repeatable for a given deal; the deal itself comes
+from the players' secret shuffles, so knowing the seed shows nobody the hands.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -47,14 +46,15 @@ from tarot_p2p.ui.view import (
     notice_text,
     partner_text,
     sorted_cards,
+    trick_seats,
 )
 
 SYMBOLS: Final = ("♠", "♥", "♦", "♣")
 _FACES: Final = {11: "J", 12: "C", 13: "Q", 14: "K"}
 _RED: Final = "\x1b[31m"
 _RESET: Final = "\x1b[0m"
-NOTICE_EVERY: Final = 15.0
-"""Seconds between two repeats of the same waiting notice."""
+TELL_EVERY: Final = 15.0
+"""Seconds of waiting between two repeats of the same notice."""
 
 
 def card_text(c: Card, colour: bool = False) -> str:
@@ -108,7 +108,7 @@ class TerminalPolicy:
         self.story = Story(self.words)
         self._tricks_told = (0, 0)
         """(hand, number of its tricks already told)."""
-        self._partner_told = 0
+        self._partner_told: tuple[int, str] | None = None
         self._last_notice: tuple[str, int | None, float] | None = None
 
     def _card(self, c: Card) -> str:
@@ -247,8 +247,6 @@ class TerminalPolicy:
     # ------------------------------------------------------------------ what happens
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
-        if self.story.notice is not None:
-            self.story.notice = None
         self.story.record(peer, events)
         names = peer.names
         for event in events:
@@ -267,7 +265,7 @@ class TerminalPolicy:
                 if peer.sheet is not None and not peer.sheet.is_over:  # else the end says it
                     self._say(f"\n{peer.sheet.render()}\n")
         self._tell_tricks(peer)
-        self._tell_partner(peer)
+        self._tell_partner()
 
     def _tell(self, peer: Peer, seat: int, act: a.Action) -> None:
         name = peer.names[seat]
@@ -301,13 +299,10 @@ class TerminalPolicy:
         engine = peer.hand.engine
         if engine is None:
             return []
-        out = []
-        for trick in engine.tricks:
-            seats = [trick.leader]
-            while len(seats) < len(trick.cards):
-                seats.append(engine.next_seat[seats[-1]])
-            out.append((trick.winner, list(zip(seats, trick.cards, strict=True))))
-        return out
+        return [
+            (t.winner, list(zip(trick_seats(engine, t.leader, len(t.cards)), t.cards, strict=True)))
+            for t in engine.tricks
+        ]
 
     def _last_trick(self, peer: Peer) -> str:
         tricks = self._tricks(peer)
@@ -323,26 +318,25 @@ class TerminalPolicy:
             self._say(self._trick_line(peer, number))
         self._tricks_told = (peer.hand.hand, count)
 
-    def _tell_partner(self, peer: Peer) -> None:
-        state = peer.private_state()
-        if state is None or peer.seat is None or self._partner_told == peer.hand.hand:
-            return
-        obs = state.observation(peer.seat)
-        if obs.partner_known and obs.taker is not None and obs.called_card is not None:
-            self._partner_told = peer.hand.hand
-            self._say(partner_text(self.words, peer, obs))
+    def _tell_partner(self) -> None:
+        news = self.story.partner_news
+        if news is not None and news != self._partner_told:
+            self._partner_told = news
+            self._say(news[1])
 
     async def notice(self, peer: Peer, notice: Any) -> None:
         """A status of the table (a player slow to answer, reconnecting, back), told once
-        and then at most every :data:`NOTICE_EVERY` seconds while it lasts."""
-        now = time.monotonic()
+        and then every :data:`TELL_EVERY` seconds of waiting while it lasts."""
         key = (str(notice.kind), notice.seat)
+        seconds = float(notice.seconds)
         last = self._last_notice
-        if last is not None and last[:2] == key and now - last[2] < NOTICE_EVERY:
+        if last is not None and last[:2] == key and seconds - last[2] < TELL_EVERY:
             return
-        self._last_notice = (*key, now)
-        note = Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
-        text = notice_text(self.words, peer, note)
+        self._last_notice = (*key, seconds)
+        self.story.take_notice(
+            Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
+        )
+        text = notice_text(self.words, peer, self.story)
         if text:
             self._say(text)
 

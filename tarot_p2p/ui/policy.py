@@ -110,16 +110,14 @@ class BrowserPolicy:
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         self.peer = peer
-        if self.story.notice is not None and self.story.notice.kind != "absent":
-            self.story.notice = None
         self.story.record(peer, events)
         self.publish()
 
     async def notice(self, peer: Peer, notice: Any) -> None:
         """The runner's status of the table (a player slow to answer, reconnecting...)."""
         self.peer = peer
-        self.story.notice = Notice(
-            str(notice.kind), notice.seat, notice.name, float(notice.seconds)
+        self.story.take_notice(
+            Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
         )
         self.publish()
 

@@ -146,12 +146,25 @@ class Story:
         """The last agreed deal's score panel."""
         self._audit: tuple[int, AuditReport, State] | None = None
         self._tricks_told = (0, 0)
-        self._partner_told = 0
+        self.partner_news: tuple[int, str] | None = None
+        """(deal, words) once this seat knows who the partner is (or that there is none)."""
         self.refused: str | None = None
         self.notice: Notice | None = None
+        """The runner's last status notice, until a message comes."""
+        self.coming_back: set[int] = set()
+        """Seats that asked for the records they missed (reconnecting) since the last
+        message: waiting for one of them says so."""
+
+    def take_notice(self, notice: Notice) -> None:
+        if notice.kind == "back" and notice.seat is not None:
+            self.coming_back.add(notice.seat)
+        self.notice = notice
 
     def record(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
-        """Take in the events of one accepted message."""
+        """Take in the events of one accepted message (the table moves: the waiting is
+        over)."""
+        self.notice = None
+        self.coming_back.clear()
         w = self.words
         names = peer.names
         hand = peer.hand
@@ -210,12 +223,13 @@ class Story:
 
     def _tell_partner(self, peer: Peer) -> None:
         state = peer.private_state()
-        if state is None or peer.seat is None or self._partner_told == peer.hand.hand:
+        news = self.partner_news
+        if state is None or peer.seat is None or (news and news[0] == peer.hand.hand):
             return
         obs = state.observation(peer.seat)
         if obs.partner_known and obs.taker is not None and obs.called_card is not None:
-            self._partner_told = peer.hand.hand
-            self.log.append(partner_text(self.words, peer, obs))
+            self.partner_news = (peer.hand.hand, partner_text(self.words, peer, obs))
+            self.log.append(self.partner_news[1])
 
     def _result(self, peer: Peer, ended: HandEnded) -> dict[str, Any]:
         """The score panel of the deal that just ended."""
@@ -376,7 +390,8 @@ def _seat_cards(obs: Observation) -> list[dict[str, int]]:
     return [{"seat": s, "card": c} for s, c in zip(obs.trick_seats, obs.trick, strict=True)]
 
 
-def _trick_seats(state: State, leader: int, n: int) -> list[int]:
+def trick_seats(state: State, leader: int, n: int) -> list[int]:
+    """Who played each of the ``n`` cards of a trick led by ``leader``."""
     seats = [leader]
     while len(seats) < n:
         seats.append(state.next_seat[seats[-1]])
@@ -399,7 +414,7 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
         "result": story.result,
         "sheet": sheet_view(w, peer.sheet),
         "trust": trust_view(w, peer),
-        "notice": _notice_view(w, peer, story.notice),
+        "notice": _notice_view(w, peer, story),
         "refused": w("refused", reason=story.refused) if story.refused else None,
         "hand": [],
         "decision": None,
@@ -432,7 +447,7 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
             "winner": t.winner,
             "cards": [
                 {"seat": s, "card": c}
-                for s, c in zip(_trick_seats(state, t.leader, len(t.cards)), t.cards, strict=True)
+                for s, c in zip(trick_seats(state, t.leader, len(t.cards)), t.cards, strict=True)
             ],
         }
         for i, t in enumerate(obs.tricks)
@@ -502,18 +517,25 @@ def _decision_view(w: Words, peer: Peer, pending: Pending) -> dict[str, Any]:
     return out
 
 
-def notice_text(w: Words, peer: Peer, notice: Notice) -> str | None:
-    """A status notice in plain words ("Waiting for West (reconnecting, 0:42)"), or
-    ``None`` for a kind this version does not know."""
+def notice_text(w: Words, peer: Peer, story: Story) -> str | None:
+    """The runner's status notice in plain words ("Waiting for West (reconnecting,
+    0:42)"), or ``None``: no notice, or of a kind this version does not know."""
+    notice = story.notice
+    if notice is None:
+        return None
     name = notice.name
     if name is None and notice.seat is not None and notice.seat < len(peer.names):
         name = peer.names[notice.seat]
     key = f"notice_{notice.kind}"
+    if notice.kind == "waiting" and notice.seat in story.coming_back:
+        key = "notice_waiting_back"
     if key not in w.table:
         return None
     return w(key, name=name or w("someone"), time=w.clock(notice.seconds))
 
 
-def _notice_view(w: Words, peer: Peer, notice: Notice | None) -> dict[str, Any] | None:
-    text = None if notice is None else notice_text(w, peer, notice)
-    return None if notice is None or text is None else {"kind": notice.kind, "text": text}
+def _notice_view(w: Words, peer: Peer, story: Story) -> dict[str, Any] | None:
+    text = notice_text(w, peer, story)
+    return (
+        None if story.notice is None or text is None else {"kind": story.notice.kind, "text": text}
+    )

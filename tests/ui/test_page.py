@@ -121,6 +121,9 @@ def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
         assert "Bouts" in page.locator("#over").inner_text()
     assert "Partie terminée" in page.locator("#over-text").inner_text()
     check_no_secret(t)
+    # The transcript offered for download is this seat's, as saved and audited.
+    download = page.request.get(t.game.url + "transcript.tp2p")
+    assert download.ok and download.body() == t.game.outcome.files.transcript.read_bytes()
     page.click("#leave")
 
 
@@ -188,8 +191,10 @@ def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
     assert peer is not None and peer.hand.phase is Phase.PLAY  # the table took it
     assert "Garde" in page.locator("#contract").inner_text()
     # The runner's status notices reach the page in plain words.
-    west = peer.names[(peer.seat or 0) + 1 - len(peer.names)]
-    t.game.call(t.game.policy.notice, peer, Status("reconnecting", None, west, 42.5))
+    nxt = ((peer.seat or 0) + 1) % len(peer.names)
+    west = peer.names[nxt]
+    t.game.call(t.game.policy.notice, peer, Status("back", nxt, west, 0.0))
+    t.game.call(t.game.policy.notice, peer, Status("waiting", nxt, west, 42.5))
     page.wait_for_selector("#notice:not([hidden])")
     assert page.locator("#notice").inner_text() == f"En attente de {west} (reconnexion, 0:42)"
 

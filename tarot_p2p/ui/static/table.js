@@ -150,7 +150,7 @@
     box.hidden = false;
     box.textContent = view.refused || notice.text;
     box.className = notice ? "notice-" + notice.kind : "notice-refused";
-    if (notice && (notice.kind === "resumed" || notice.kind === "connected")) {
+    if (notice && (notice.kind === "connected")) {
       noticeTimer = setTimeout(() => { box.hidden = true; }, 4000);
     }
   }

@@ -155,6 +155,12 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
     out = [f"{title} ({span})"]
     if h.phase != Phase.DONE.value:
         out.append(f"  stopped in phase {h.phase}")
+    if h.by_elimination:
+        hidden = "écart" if h.contract is not None and h.contract <= Contract.GARDE else "chien"
+        out.append(
+            f"  the final opening never came: the {hidden} is known by elimination (the cards "
+            "not seen during the hand), and the hand is audited with it"
+        )
     for seat, cards in h.shown:
         out.append(f"  shown by {name(seat)}: {_cards(cards)}")
     if h.hands is not None:
@@ -378,6 +384,7 @@ def _hand_json(h: HandSummary) -> dict[str, Any]:
         if h.hands is None
         else {"hands": [_names(m) for m in h.hands], "chien": _names(h.chien)},
         "ecart": _names(h.ecart),
+        "by_elimination": h.by_elimination,
         "shown": [{"seat": s, "cards": _names(m)} for s, m in h.shown],
         "offences": [
             {"seat": o.seat, "rule": o.rule, "detail": o.detail, "move": o.action_index + 1}

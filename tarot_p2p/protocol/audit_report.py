@@ -68,7 +68,7 @@ from tarot_p2p.protocol.transcript import (
     read_frames,
 )
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.audit import Offence
+from tarot_p2p.rules.audit import Offence, audit_hand
 from tarot_p2p.rules.cards import CardSet, mask_of
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, HandScore, explain_hand
@@ -180,6 +180,9 @@ class HandSummary:
     """The score line, once every seat signed it."""
     signed_by: tuple[int, ...] = ()
     """Seats whose ``score`` message for this hand is in the file."""
+    by_elimination: bool = False
+    """The final opening never came: the hidden cards (écart, or chien of a garde sans or
+    contre) were found as the cards of the deck not seen, and the hand audited with them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -527,9 +530,16 @@ def _summary(
         scores=hand.scores if hand.phase is Phase.DONE else None,
     )
     audit = hand.audit
-    if audit is None:
-        return summary
-    record = hand.record()
+    if audit is not None:
+        record = hand.record()
+    else:
+        # The tricks are all played but the final opening stalled: the hidden cards are
+        # the ones not seen yet, and the rules audit still judges the hand.
+        eliminated = hand.record_by_elimination()
+        if eliminated is None:
+            return summary
+        record, audit = eliminated, audit_hand(eliminated)
+        summary = replace(summary, by_elimination=True)
     ecart = mask_of(x.card for x in record.actions if isinstance(x, a.Discard))
     outcome = audit.outcome
     return replace(

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -70,6 +70,7 @@ from tarot_p2p.protocol import messages as m
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.audit import AuditReport, HandRecord, audit_hand
 from tarot_p2p.rules.cards import (
+    DECK_SIZE,
     EXCUSE,
     RANK_OF,
     SUIT_OF,
@@ -661,22 +662,43 @@ class HandMachine:
     def record(self) -> HandRecord:
         """The complete record of a played hand (every slot is open once REVEAL is over):
         the dealt hands, the chien, and the engine actions with every discard named."""
+        return self._record(self.cards)
+
+    def record_by_elimination(self) -> HandRecord | None:
+        """The record of a hand whose tricks are all played but whose final opening never
+        came (its REVEAL round stalled): the cards still hidden — the écart, or the chien
+        of a garde sans or contre — are then exactly the cards of the deck not seen yet,
+        which is all the rules audit needs (it judges the écart as a set). ``None`` in any
+        other phase."""
+        if self.phase is not Phase.REVEAL:
+            return None
+        hidden = self._hidden_slots()
+        missing = sorted(set(range(DECK_SIZE)) - set(self.cards.values()))
+        if len(missing) != len(hidden):
+            return None
+        return self._record({**self.cards, **dict(zip(hidden, missing, strict=True))})
+
+    def _record(self, cards: Mapping[int, int]) -> HandRecord:
         engine = self.engine
         assert engine is not None
-        chien = self._cards_of(self.chien_slots)
+
+        def cards_of(slots: Iterable[int]) -> CardSet:
+            return mask_of(cards[s] for s in slots)
+
+        chien = cards_of(self.chien_slots)
         rebuilt = engine.taker if self.discard_slots else None
         hands = [
-            self._cards_of(range(DEALT_SLOTS, len(self.deck))) & ~chien
+            cards_of(range(DEALT_SLOTS, len(self.deck))) & ~chien
             if s == rebuilt
-            else self._cards_of(self.dealt_slots(s))
+            else cards_of(self.dealt_slots(s))
             for s in range(self.seats)
         ]
         discards = iter(self.discard_slots)
         actions = [
-            a.DISCARD[self.cards[next(discards)]] if isinstance(act, a.Discard) else act
+            a.DISCARD[cards[next(discards)]] if isinstance(act, a.Discard) else act
             for _, act in self.history
         ]
-        unshown = self._cards_of([s for s in self.discard_slots if s not in self.shown_slots])
+        unshown = cards_of([s for s in self.discard_slots if s not in self.shown_slots])
         return HandRecord(
             self.config, self.dealer, tuple(hands), chien, tuple(actions), (), unshown
         )

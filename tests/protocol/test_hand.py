@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 from cryptography.exceptions import InvalidSignature
 
+from tarot_p2p.protocol.audit_render import render
+from tarot_p2p.protocol.audit_report import Status, audit_file
+from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import HandEnded, Phase, SeatsDrawn, draw_order
+from tarot_p2p.protocol.transcript import file_header
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import EXCUSE, PETIT, TRUMP_MASK, CardSet, cards_of, mask_of, parse_card
 from tarot_p2p.rules.config import AllPass, FivePlayerMode
@@ -221,12 +225,9 @@ def test_petit_sec_opens_that_hand_only_and_voids_the_deal() -> None:
     assert mask_of(hand.cards[s] for s in opened) == mask_of([PETIT, *suits[:17]])
 
 
-def test_a_trump_discarded_unshown_is_found_by_the_audit_and_penalised(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The taker must discard trumps (his hand and the chien hold no other discardable card)
-    and hides one of them: nobody can see it during the hand, the audit finds it once the
-    écart is opened, names the taker, and every peer signs the penalised score."""
+def hidden_trump_game(monkeypatch: pytest.MonkeyPatch) -> tuple[Table, int]:
+    """A garde whose taker must discard trumps (his hand and the chien hold no other
+    discardable card) and hides one of them; the table and the hidden trump."""
     table = make_table(one_deal(4), seed=b"hidden-trump")
     kings = [parse_card(f"K{s}") for s in "SHDC"]
     trumps = [parse_card(f"T{n}") for n in range(2, 16)]
@@ -249,6 +250,15 @@ def test_a_trump_discarded_unshown_is_found_by_the_audit_and_penalised(
     # The taker's client "forgets" that T2 is a trump when it chooses which discards to show.
     monkeypatch.setattr("tarot_p2p.protocol.peer.TRUMP_MASK", TRUMP_MASK & ~(1 << hidden))
     play_checked(table, Bot(contract=Contract.GARDE))
+    return table, hidden
+
+
+def test_a_trump_discarded_unshown_is_found_by_the_audit_and_penalised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nobody can see the hidden trump during the hand; the audit finds it once the écart
+    is opened, names the taker, and every peer signs the penalised score."""
+    table, hidden = hidden_trump_game(monkeypatch)
     assert_agreement(table)
     hand = table.observer.hand
     assert hand.audit is not None and hand.engine is not None
@@ -260,3 +270,37 @@ def test_a_trump_discarded_unshown_is_found_by_the_audit_and_penalised(
     assert outcome is not None and outcome.offender == taker
     assert table.observer.table.sheet is not None
     assert table.observer.table.sheet.lines[0].scores[taker] < 0
+
+
+def test_a_taker_silent_at_the_final_opening_does_not_escape_the_audit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The taker who hid a trump goes silent instead of opening his écart: every trick is
+    played, so the écart is the cards not seen, and the audit of the stopped transcript
+    still finds the hidden trump and names him."""
+    table, hidden = hidden_trump_game(monkeypatch)
+    observer = Peer(
+        table.config,
+        table.observer.table_id,
+        [k.public_key() for k in table.keys],
+        list(table.observer.table.setup.names),
+    )
+    kept = []
+    for wire in table.wires:
+        hand = observer.hand
+        if hand.hand == 1 and hand.phase is Phase.REVEAL:
+            assert hand.engine is not None and observer.expected_sender() is not None
+            if observer.expected_sender() == hand.engine.taker:
+                break  # the taker says nothing more
+        observer.receive(wire)
+        kept.append(wire)
+    assert observer.hand.phase is Phase.REVEAL
+    data = file_header(observer.table_id, observer.binding)
+    data += b"".join(len(w).to_bytes(4, "big") + w for w in kept)
+    report = audit_file(data)
+    assert report.status is Status.INCOMPLETE
+    summary = report.hands[-1]
+    assert summary.by_elimination and summary.ecart is not None and summary.ecart >> hidden & 1
+    taker = observer.hand.engine.taker  # type: ignore[union-attr]
+    assert (taker, "ecart-trump-unshown") in {(o.seat, o.rule) for o in summary.offences}
+    assert "known by elimination" in render(report)

@@ -76,6 +76,7 @@ from tarot_p2p.protocol.errors import (
     SeatViolation,
     UnattributedMessage,
 )
+from tarot_p2p.protocol.forfeit import ClaimError
 from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent
 from tarot_p2p.protocol.sync import EarlyMessages, SyncError, SyncRequest, answer
 from tarot_p2p.protocol.table import ENGINE_TYPES
@@ -134,14 +135,18 @@ async def ecart_by_steps(peer: Peer, pick: Callable[[State, int], Awaitable[Acti
 class Notice:
     """Something a player should see while the table waits.
 
-    ``kind`` is ``waiting`` (for ``seat``, since ``seconds``), ``back`` (``seat`` asked
-    for the records it missed: it is reconnecting and alive), ``reconnecting`` (our own
-    link is down, since ``seconds``) or ``connected`` (our link is back)."""
+    ``kind`` is ``waiting`` (for ``seat``, since ``seconds``), ``absent`` (``seat`` has
+    been silent past its limit; the others may soon score its abandon), ``claimed``
+    (seat ``by`` claimed ``seat`` absent), ``back`` (``seat`` asked for the records it
+    missed: it is reconnecting and alive), ``reconnecting`` (our own link is down, since
+    ``seconds``) or ``connected`` (our link is back)."""
 
     kind: str
     seat: int | None
     name: str | None
     seconds: float
+    by: int | None = None
+    """For ``claimed``: the seat that claimed ``seat`` absent."""
 
 
 class Policy(Protocol):
@@ -356,6 +361,8 @@ class TableRunner:
         """When to send our next sync request (``inf``: none planned)."""
         self._links = 0
         """Links opened so far after the first: a wait restarts its deadline on a new one."""
+        self._claim: bytes | None = None
+        """Our forfeit claim for the current wait, sent again with every nudge."""
 
     def _open_store(self) -> tuple[TranscriptStore, int]:
         """The transcript file, new or (a seat taken back after a crash) the one the peer
@@ -498,6 +505,12 @@ class TableRunner:
     async def _listen(self) -> None:
         """Wait until the expected sender's message is in, or its absence limit passes.
 
+        From hand 1 on, a silence past the table's forfeit time makes us claim the silent
+        seat absent (:mod:`~tarot_p2p.protocol.forfeit`); once every other seat has, the
+        hand ends as his abandon and the wait is over. Until then the absence limit only
+        tells the player; we give up (an absence record) when the abandon does not come
+        within another forfeit time.
+
         Only the wait for bytes is under the deadline: a message received in time is
         checked and applied whatever the clock says meanwhile. Cancelling that work would
         leave a message applied but reported late (and name the seat after the sender).
@@ -508,15 +521,19 @@ class TableRunner:
         limit = self.timeouts.for_types(peer.expected_types())
         links = self._links
         started = trio.current_time()
-        deadline = started + limit
+        forfeit = float(peer.config.forfeit_after)
+        can_abandon = peer.hand.present_speaker() is not None
+        claim_at = started + forfeit if can_abandon else float("inf")
+        deadline = started + (forfeit + max(forfeit, limit) if can_abandon else limit)
+        absent_at = started + limit if can_abandon else float("inf")
         next_notice = started + NOTICE_EVERY
         every = self.timeouts.nudge
         nudge = started + every
         while len(peer.transcript) == count:
             if self._links != links:  # we could hear nobody while our link was down
                 links = self._links
-                deadline = trio.current_time() + limit
-            wake = min(deadline, next_notice, nudge, self._ask_at)
+                deadline = max(deadline, trio.current_time() + limit)
+            wake = min(deadline, next_notice, nudge, self._ask_at, claim_at, absent_at)
             wire: bytes | None = None
             with trio.move_on_at(wake):
                 wire = await self._receive()
@@ -525,14 +542,45 @@ class TableRunner:
                 continue
             now = trio.current_time()
             if now >= deadline:
-                raise self._absence(limit)
+                raise self._absence(deadline - started)
+            if now >= absent_at:
+                absent_at = float("inf")
+                await self._notice("absent", seat, now - started)
+            if now >= claim_at:
+                claim_at = float("inf")
+                self._claim = await self._run(peer.forfeit_claim)
+                await self._send_claim()
             if now >= min(nudge, self._ask_at):
                 every = min(2 * every, MAX_NUDGE)  # a long decision needs few reminders
                 nudge = now + every
                 await self._ask()
+                await self._send_claim()
             if now >= next_notice:
                 next_notice = now + NOTICE_EVERY
                 await self._notice("waiting", seat, now - started)
+
+    async def _send_claim(self) -> None:
+        """Send (again) our forfeit claim of the current wait, then the abandon if ours
+        completes the set: claims may be lost like anything else."""
+        if self._claim is None:
+            return
+        with trio.move_on_after(self.timeouts.message):
+            try:
+                await self.link.send(self._claim)
+            except LINK_ERRORS as exc:
+                await self._reconnect(f"cannot send: {exc}")
+        await self._try_abandon()
+
+    async def _try_abandon(self) -> None:
+        """Send the ``abandon`` message if every claim is in and it is ours to send."""
+        peer = self.peer
+        wire = await self._run(peer.abandon)
+        if wire is None:
+            return
+        self._claim = None
+        await self._persist()
+        await self._send(wire)
+        await self._after(peer.own_events)
 
     async def _linger(self) -> None:
         """After the last message, stay a while for the seats that may have missed it.
@@ -567,6 +615,15 @@ class TableRunner:
         if await self._answer(wire):
             return
         try:
+            claim = peer.read_forfeit_claim(wire)
+        except ClaimError:
+            claim = None
+        if claim is not None:
+            claimer = peer.seat_of_member(claim.member)
+            await self._notice("claimed", claim.slot.absent, 0.0, by=claimer)
+            await self._try_abandon()
+            return
+        try:
             events = await self._run(peer.receive, wire)
         except TranscriptGap as gap:
             self.stats.early += 1
@@ -590,6 +647,7 @@ class TableRunner:
             raise self._violation(exc) from None
         if len(peer.transcript) == before:
             return  # a duplicate relayed again
+        self._claim = None
         await self._persist(durable=False)
         await self._after(events)
         for kept in self._early.ready(peer.transcript.head):
@@ -679,12 +737,14 @@ class TableRunner:
             await self._save_sheet()
         await self.policy.observe(self.peer, events)
 
-    async def _notice(self, kind: str, seat: int | None, seconds: float) -> None:
+    async def _notice(
+        self, kind: str, seat: int | None, seconds: float, *, by: int | None = None
+    ) -> None:
         show = getattr(self.policy, "notice", None)
         if show is None:
             return
         name = None if seat is None else self.peer.names[seat]
-        await show(self.peer, Notice(kind, seat, name, seconds))
+        await show(self.peer, Notice(kind, seat, name, seconds, by))
 
     async def _save_sheet(self) -> None:
         await self._persist()  # the transcript the sheet rests on, durable first

@@ -110,8 +110,17 @@ class Score:
     scores: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """``seat`` stayed silent past the forfeit time: ``claims`` are the signatures, in
+    seat order, of every other seat's forfeit claim for this slot (``forfeit.py``)."""
+
+    seat: int
+    claims: tuple[bytes, ...]
+
+
 Message: TypeAlias = (
-    Setup | Key | Shuffle | Shares | PetitSec | Act | Ecart | Poignee | Play | Score
+    Setup | Key | Shuffle | Shares | PetitSec | Act | Ecart | Poignee | Play | Score | Abandon
 )
 
 _SCHEMAS: Final[dict[str, Schema[object]]] = {}
@@ -175,6 +184,15 @@ _register(
             "scores",
             ListOf(UInt(maximum=MAX_SCORE, minimum=-MAX_SCORE), max_len=5, min_len=3),
         )
+    },
+)
+
+_register(
+    "abandon",
+    Abandon,
+    {
+        "seat": ("seat", UInt(maximum=MAX_SEATS - 1)),
+        "claims": ("claims", ListOf(Bytes(64), max_len=MAX_SEATS - 1, min_len=2)),
     },
 )
 

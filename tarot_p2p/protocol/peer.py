@@ -53,8 +53,8 @@ from tarot_p2p.crypto.keys import key_context, make_key_share
 from tarot_p2p.crypto.randomness import RandomSource
 from tarot_p2p.crypto.shares import decryption_share, prove_shares, recover_card
 from tarot_p2p.crypto.shuffle import prove_shuffle, shuffle_and_prove
+from tarot_p2p.protocol import forfeit, sync
 from tarot_p2p.protocol import messages as m
-from tarot_p2p.protocol import sync
 from tarot_p2p.protocol.codec import (
     Bytes,
     DecodeError,
@@ -192,6 +192,10 @@ class Peer:
         self._seated: Roster = {}
         self._saved: _Secrets | None = None
         """While :meth:`resume` replays the file: the secrets to take back."""
+        self._claimed: forfeit.Slot | None = None
+        """The slot whose silent sender we claimed absent (we ignore its message there)."""
+        self._claims: dict[forfeit.Slot, dict[int, bytes]] = {}
+        """Forfeit claims received, by slot, then by claiming seat."""
         keys = [k.public_bytes_raw() for k in roster]
         self.table = TableMachine(config, table_id, keys, names)
         self.transcript = Transcript(table_id, self.table.binding)
@@ -284,6 +288,68 @@ class Peer:
         seating = self.table.seating
         return member if seating is None or self.hand.hand == 0 else seating.index(member)
 
+    # ------------------------------------------------------------------ abandons
+
+    def _silent_slot(self) -> forfeit.Slot | None:
+        """The slot whose expected sender could be claimed absent now (hand 1 on)."""
+        hand = self.hand
+        if hand.present_speaker() is None:
+            return None
+        absent = hand.expected_sender()
+        assert absent is not None
+        return forfeit.Slot(hand.hand, self._seq, self.transcript.head, absent)
+
+    def forfeit_claim(self) -> bytes | None:
+        """Our signed claim that the expected sender is absent (``None``: we are that
+        sender, or no abandon is possible now). From then on we ignore that seat's
+        message for this slot: the claim is a promise (:mod:`.forfeit`)."""
+        slot = self._silent_slot()
+        if slot is None or self.seat is None or slot.absent == self.seat:
+            return None
+        assert self._identity is not None and self.member is not None
+        claim = forfeit.sign_claim(self._identity, self.table_id, slot, self.member)
+        self._claimed = slot
+        self._claims.setdefault(slot, {})[self.seat] = claim.signature
+        return forfeit.claim_wire(self.table_id, claim)
+
+    def read_forfeit_claim(self, wire: bytes) -> forfeit.Claim:
+        """A member's claim (raises :class:`~.forfeit.ClaimError` for anything else); kept
+        when it is about the slot we are at."""
+        claim = forfeit.read_claim(wire, self.table_id, self._members)
+        seat = self.seat_of_member(claim.member)
+        if claim.slot == self._silent_slot() and seat is not None and seat != claim.slot.absent:
+            self._claims.setdefault(claim.slot, {})[seat] = claim.signature
+        return claim
+
+    def abandon(self) -> bytes | None:
+        """The ``abandon`` message, when every other seat claimed the silent one absent
+        and we are the seat that sends it; ``None`` otherwise."""
+        slot = self._silent_slot()
+        if slot is None or self.seat != self.hand.present_speaker() or self._claimed != slot:
+            return None
+        held = self._claims.get(slot, {})
+        present = [s for s in range(self.config.seats) if s != slot.absent]
+        if any(s not in held for s in present):
+            return None
+        return self._send(m.Abandon(slot.absent, tuple(held[s] for s in present)))
+
+    def _check_claims(self, env: SignedEnvelope, msg: m.Abandon) -> None:
+        """Every other seat's claim, in seat order, over this very slot and history."""
+        seating = self.table.seating
+        if seating is None:
+            raise SeatViolation(env.seat, "no abandon before the seats are drawn", (env.wire,))
+        present = [s for s in range(self.config.seats) if s != msg.seat]
+        if len(msg.claims) != len(present):
+            return  # the table machine names the count
+        slot = forfeit.Slot(env.hand, env.seq, env.prev, msg.seat)
+        for s, signature in zip(present, msg.claims, strict=True):
+            member = seating[s]
+            claim = forfeit.Claim(slot, member, signature)
+            if not forfeit.verify_claim(self._members[member], self.table_id, claim):
+                raise SeatViolation(
+                    env.seat, f"abandon: seat {s}'s claim does not verify", (env.wire,)
+                )
+
     # ------------------------------------------------------------------ catching up
 
     def sync_request(self) -> bytes:
@@ -301,6 +367,14 @@ class Peer:
     def receive(self, wire: bytes) -> list[PeerEvent]:
         """Verify and apply one message from the table (see the module docstring)."""
         env = open_envelope(wire, table_id=self.table_id, roster=self._roster_for(wire))
+        claimed = self._claimed
+        if claimed is not None and (env.hand, env.seq, env.prev, env.seat) == (
+            claimed.hand,
+            claimed.seq,
+            claimed.prev,
+            claimed.absent,
+        ):
+            return []  # too late: we promised to ignore it (see forfeit_claim)
         try:
             if self.transcript.classify(env) is Verdict.DUPLICATE:
                 return []
@@ -345,6 +419,8 @@ class Peer:
             )
         try:
             message = m.load_body(env.kind, env.body)
+            if isinstance(message, m.Abandon):
+                self._check_claims(env, message)
             events: list[PeerEvent] = list(self.table.apply(env.seat, message))
         except SchemaError as exc:
             raise SeatViolation(env.seat, f"{env.kind}: {exc}", (env.wire,)) from None

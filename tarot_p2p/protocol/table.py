@@ -81,7 +81,7 @@ from tarot_p2p.rules.cards import (
 )
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import CHIEN, chien_size, deal_pattern
-from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.scoring import Contract, score_abandon
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet, hand_note
 from tarot_p2p.rules.state import IllegalAction, IncompleteInformation, State, from_hands
 from tarot_p2p.rules.state import Phase as EnginePhase
@@ -207,6 +207,8 @@ class HandEnded:
     hand: int
     void: LineKind | None
     scores: tuple[int, ...]
+    absent: int | None = None
+    """The seat that abandoned the hand (``void`` is then ``LineKind.ABANDON``)."""
 
 
 Event = Opened | EngineAction | ChienShown | SeatsDrawn | HandEnded
@@ -262,6 +264,8 @@ class HandMachine:
         self.taker_input: tuple[int, ...] = ()
         self.void: LineKind | None = None
         self.scores: tuple[int, ...] | None = None
+        self.abandoned: int | None = None
+        """The seat whose abandon ended the hand."""
         self.audit: AuditReport | None = None
         self.exposed: Violation | None = None
         """Set when an accepted message proved an earlier one false (phase ABORTED)."""
@@ -332,12 +336,22 @@ class HandMachine:
 
     # ------------------------------------------------------------------ transitions
 
+    def present_speaker(self) -> int | None:
+        """Who may send an ``abandon`` for the expected sender now: the lowest other seat
+        (``None`` when no abandon is possible: hand 0, or no sender expected)."""
+        expected = self.expected_sender()
+        if self.hand == 0 or expected is None or self.phase is Phase.SCORE:
+            return None
+        return 0 if expected else 1
+
     def apply(self, seat: int, message: m.Message) -> list[Event]:
         """Check ``message`` from ``seat`` and move on, or raise :class:`Violation` (then
         the hand is dead: see the module docstring)."""
         expected = self.expected_sender()
         if expected is None:
             raise Violation("the hand is over")
+        if isinstance(message, m.Abandon):
+            return self._on_abandon(seat, message)
         if seat != expected:
             raise Violation(f"out of turn: seat {expected} must send the next message")
         kind = m.type_of(message)
@@ -381,7 +395,7 @@ class HandMachine:
             self._final_count()
         elif self.phase is Phase.SCORE:
             assert self.scores is not None
-            events.append(HandEnded(self.hand, self.void, self.scores))
+            events.append(HandEnded(self.hand, self.void, self.scores, self.abandoned))
         nxt = NEXT.get(self.phase)
         self._enter(nxt if nxt is not None else self._branch(events), events)
 
@@ -410,6 +424,24 @@ class HandMachine:
         return Phase.PLAY
 
     # ------------------------------------------------------------------ handlers
+
+    def _on_abandon(self, seat: int, msg: m.Abandon) -> list[Event]:
+        """Every other seat claimed ``msg.seat`` absent (its signatures were checked with
+        the transcript digest by the peer): the hand ends as that seat's abandon, and the
+        seats present sign its line (``rules.scoring.score_abandon``)."""
+        if seat != self.present_speaker():
+            raise Violation("an abandon is sent by the lowest seat other than the silent one")
+        if msg.seat != self.expected_sender():
+            raise Violation(f"seat {msg.seat} is not the one expected to speak")
+        if len(msg.claims) != self.seats - 1:
+            raise Violation(f"an abandon carries {self.seats - 1} claims")
+        contract = self.engine.contract if self.engine is not None else None
+        self.abandoned = msg.seat
+        self.void = LineKind.ABANDON
+        self.scores = score_abandon(self.config, msg.seat, contract)
+        self.phase = Phase.SCORE
+        self._round = [s for s in range(self.seats) if s != msg.seat]
+        return []
 
     def _on_setup(self, seat: int, msg: m.Setup, events: list[Event]) -> None:
         if msg != self.setup:
@@ -790,7 +822,10 @@ class TableMachine:
             self.sheet = ScoreSheet(self.config, self.names, first_dealer=0)
         else:
             assert self.sheet is not None and done.scores is not None
-            if done.void is None:
+            if done.abandoned is not None:
+                note = f"{self.names[done.abandoned]} abandoned"
+                self.sheet.add_abandon(done.abandoned, done.scores, note)
+            elif done.void is None:
                 assert done.audit is not None
                 self.sheet.add_hand(
                     done.scores, hand_note(self.config, done.audit.outcome, self.names)

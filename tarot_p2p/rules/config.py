@@ -78,6 +78,17 @@ class Penalty(enum.StrEnum):
     """The audit names the offence and the player; the score stands."""
 
 
+class Abandon(enum.StrEnum):
+    END = "end"
+    """After a seat's abandon is scored, the game ends: the sheet, signed, is final."""
+    CONTINUE = "continue"
+    """The game goes on: the absent player may come back, and loses each hand he misses."""
+
+
+FORFEIT_LIMITS = (30, 86_400)
+"""Bounds of ``forfeit_after``, in seconds."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableConfig:
     """Everything the peers agree on before the first deal."""
@@ -100,6 +111,10 @@ class TableConfig:
     penalty: Penalty = Penalty.LOSE_HAND
     game_end: GameEnd = GameEnd.ROUNDS
     game_length: int = 1
+    forfeit_after: int = 300
+    """Seconds a player may stay silent when it is his turn before the others may score his
+    abandon (they must all agree). Time for a human to come back after a dropped link."""
+    abandon: Abandon = Abandon.END
 
     def __post_init__(self) -> None:
         if self.players not in (2, 3, 4, 5):
@@ -108,6 +123,9 @@ class TableConfig:
             raise ValueError("poignee_values and chelem_values hold three integers each")
         if not 1 <= self.game_length <= MAX_GAME_LENGTH:
             raise ValueError(f"game_length must be 1..{MAX_GAME_LENGTH}")
+        if not FORFEIT_LIMITS[0] <= self.forfeit_after <= FORFEIT_LIMITS[1]:
+            low, high = FORFEIT_LIMITS
+            raise ValueError(f"forfeit_after must be {low}..{high} seconds")
         if any(not 0 <= v <= MAX_BONUS for v in self.poignee_values):
             raise ValueError(f"poignée values must be 0..{MAX_BONUS}")
         if any(not -MAX_BONUS <= v <= MAX_BONUS for v in self.chelem_values):

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tarot_p2p.rules.config import FivePlayerMode, GameEnd, TableConfig
+from tarot_p2p.rules.config import Abandon, FivePlayerMode, GameEnd, TableConfig
 from tarot_p2p.rules.scoring import HandOutcome, explain_hand
 
 
@@ -33,6 +33,12 @@ class LineKind(enum.StrEnum):
     """Everybody passed and the deal was void."""
     PETIT_SEC = "petit_sec"
     """A player showed the petit sec and the deal was void."""
+    ABANDON = "abandon"
+    """A player stayed silent past the forfeit time: he loses the deal alone."""
+
+
+SCORED = frozenset({LineKind.HAND, LineKind.ABANDON})
+"""Line kinds that carry scores (the others are void deals, all zeros)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,8 @@ class ScoreSheet:
         self.config = config
         self.names = cleaned
         self.first_dealer = first_dealer
+        self._abandoned = False
+        """An abandon ended the game (``Abandon.END``)."""
         self._lines: list[SheetLine] = []
 
     @property
@@ -108,9 +116,19 @@ class ScoreSheet:
     def add_void(self, kind: LineKind, note: str = "") -> SheetLine:
         """Record a deal that was not played (all pass, petit sec)."""
         self._check_open()
-        if kind is LineKind.HAND:
+        if kind not in (LineKind.ALL_PASS, LineKind.PETIT_SEC):
             raise ValueError("a void deal is all_pass or petit_sec")
         return self._append(kind, (0,) * self.config.players, note)
+
+    def add_abandon(self, seat: int, scores: Sequence[int], note: str = "") -> SheetLine:
+        """Record the abandon of ``seat`` (``scoring.score_abandon``); under
+        ``Abandon.END`` the game is over after it."""
+        self._check_open()
+        line = tuple(scores)
+        if len(line) != self.config.players or sum(line) != 0:
+            raise ValueError("an abandon line has one score per seat and sums to 0")
+        self._abandoned = self._abandoned or self.config.abandon is Abandon.END
+        return self._append(LineKind.ABANDON, line, note)
 
     def _check_open(self) -> None:
         if self.is_over:
@@ -140,6 +158,8 @@ class ScoreSheet:
 
     @property
     def is_over(self) -> bool:
+        if self._abandoned:
+            return True
         planned = self.deals_to_play
         if planned is not None:
             return len(self._lines) >= planned
@@ -180,7 +200,7 @@ class ScoreSheet:
             [
                 str(line.number),
                 self.names[line.dealer],
-                *(_signed(s) if line.kind is LineKind.HAND else "-" for s in line.scores),
+                *(_signed(s) if line.kind in SCORED else "-" for s in line.scores),
                 line.note
                 or ("" if line.kind is LineKind.HAND else line.kind.value.replace("_", " ")),
             ]

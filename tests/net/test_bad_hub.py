@@ -25,6 +25,7 @@ from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.rules.actions import BIDS, PASS
 from tarot_p2p.rules.actions import decode as decode_action
+from tarot_p2p.rules.sheet import LineKind
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
@@ -303,8 +304,9 @@ async def test_junk_and_duplicates_do_not_keep_a_silent_seat_alive(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
 ) -> None:
     """While a seat stays silent, the relay sends junk and old messages every 3 s: the
-    absence is still recorded when the seat's limit, counted from the start of the wait,
-    has passed (a deadline that restarted on every arrival would never pass)."""
+    others still claim it absent when the forfeit time, counted from the start of the
+    wait, has passed, and score its abandon (a deadline that restarted on every arrival
+    would never pass)."""
     players = 3
     keys = [identity("noise", i) for i in range(players)]
     hub = Hub(keys[0], TABLE_ID, SECRET)
@@ -341,9 +343,14 @@ async def test_junk_and_duplicates_do_not_keep_a_silent_seat_alive(
             nursery.cancel_scope.cancel()
     assert silent.asked is not None
     elapsed = trio.current_time() - silent.asked
-    assert TIMEOUTS.decision <= elapsed <= TIMEOUTS.decision + 5
+    forfeit = one_deal(players).forfeit_after
+    assert forfeit <= elapsed <= forfeit + TIMEOUTS.linger + 5  # then they wait for it a bit
+    mute = game.seats[1].peer
+    assert mute is not None and mute.seat is not None
     for i in (0, 2):
-        outcome = game.seats[i].outcome
-        assert outcome is not None and outcome.abort is not None
-        assert (outcome.abort.kind, outcome.abort.attributed) == ("absence", False)
+        outcome, peer = game.seats[i].outcome, game.seats[i].peer
+        assert outcome is not None and outcome.abort is None and outcome.finished
         assert outcome.stats.ignored > 0
+        assert peer is not None and peer.sheet is not None
+        (line,) = peer.sheet.lines
+        assert line.kind is LineKind.ABANDON and line.scores[mute.seat] < 0

@@ -27,9 +27,11 @@ from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import join_request
 from tarot_p2p.net.runner import Decision, Policy, TableRunner, Timeouts
 from tarot_p2p.net.store import TranscriptStore
+from tarot_p2p.protocol.audit_report import Status, audit_file
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import UnattributedMessage
 from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
+from tarot_p2p.rules.sheet import LineKind
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
@@ -184,24 +186,45 @@ async def test_a_send_that_never_completes_ends_as_a_lost_link(
         assert (seat.outcome.abort.kind, seat.outcome.abort.seat) == ("absence", member)
 
 
-async def test_a_player_who_never_decides_is_named_by_seat(
+async def test_a_player_who_never_decides_loses_the_deal_by_abandon(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
 ) -> None:
+    """Past the forfeit time the three others claim him absent, the lowest of them sends
+    the abandon with their three signed claims, they sign its line, and the game ends
+    (``Abandon.END``) with a sheet that names him by seat. Nobody is called a cheat."""
     policies: list[Policy] = [BotPolicy(0), BotPolicy(1), Silent(), BotPolicy(3)]
     start = trio.current_time()
     game = await play_local(4, policies, tmp_path, "mute")
-    assert trio.current_time() - start >= SHORT.decision
+    config = one_deal(4)
+    assert trio.current_time() - start >= config.forfeit_after
     silent = game.seats[2].peer
-    assert silent is not None and silent.hand.hand == 1  # seated by the draw, then silent
+    assert silent is not None and silent.hand.hand == 1 and silent.seat is not None
+    sheets = set()
     for seat in (game.seats[0], game.seats[1], game.seats[3]):
-        assert seat.outcome is not None and seat.outcome.abort is not None
-        abort = seat.outcome.abort
-        assert (abort.kind, abort.seat, abort.hand) == ("absence", silent.seat, 1)
-        assert "action" in abort.expected_types
-    # The silent seat's own runner gives up at the same deadline, with the same record.
+        assert seat.outcome is not None and seat.outcome.abort is None and seat.outcome.finished
+        assert seat.peer is not None and seat.peer.sheet is not None
+        (line,) = seat.peer.sheet.lines
+        assert line.kind is LineKind.ABANDON
+        assert line.scores[silent.seat] == -50 * 3 and sorted(line.scores)[1:] == [50] * 3
+        sheets.add(seat.files.sheet.read_text() if seat.files else "")
+        kinds = [e.kind for e in seat.peer.transcript if e.hand == 1]
+        assert kinds[-4:] == ["abandon", "score", "score", "score"]
+    # The silent seat's own runner gives up at its decision limit: an absence, no blame.
     own = game.seats[2].outcome
     assert own is not None and own.abort is not None
-    assert (own.abort.kind, own.abort.seat, own.abort.hand) == ("absence", silent.seat, 1)
+    assert (own.abort.kind, own.abort.seat, own.abort.attributed) == (
+        "absence",
+        silent.seat,
+        False,
+    )
+    # The others' files are one transcript, and the audit accepts the abandon.
+    transcripts = {
+        s.files.transcript.read_bytes() for s in game.seats if s is not game.seats[2] and s.files
+    }
+    assert len(transcripts) == 1
+    report = audit_file(transcripts.pop())
+    assert report.status is Status.VALID and report.sheet is not None
+    assert report.sheet.lines[0].kind is LineKind.ABANDON
 
 
 class LateOnce:
@@ -269,11 +292,12 @@ async def test_a_crash_keeps_every_accepted_message(
     data = path.read_bytes()
     replay = replay_file(data)
     assert replay.error is None and replay.accepted == accepted and not replay.torn_tail
-    # The other seats stopped on the same message, naming the crashed seat.
+    # The other seats held the same messages, then scored the crashed seat's abandon.
     for other in (game.seats[0], game.seats[2]):
-        assert other.outcome is not None and other.outcome.abort is not None
-        assert other.outcome.abort.seat == seat.peer.seat
-        assert other.files is not None and other.files.transcript.read_bytes() == data
+        assert other.outcome is not None and other.outcome.finished
+        assert other.peer is not None and other.peer.sheet is not None
+        assert other.peer.sheet.lines[-1].kind is LineKind.ABANDON
+        assert other.files is not None and other.files.transcript.read_bytes().startswith(data)
     # The seat's saved secrets let it take its place again, cards and all.
     resumed = Peer.resume(
         data,

@@ -46,6 +46,7 @@ from tarot_p2p.rules.cards import (
     parse_card,
 )
 from tarot_p2p.rules.config import (
+    Abandon,
     AllPass,
     ExcuseLastTrick,
     FivePlayerMode,
@@ -75,6 +76,8 @@ NON_DEFAULT = TableConfig(
     penalty=Penalty.REPORT_ONLY,
     game_end=GameEnd.POINTS,
     game_length=1000,
+    forfeit_after=120,
+    abandon=Abandon.CONTINUE,
 )
 
 

@@ -68,6 +68,8 @@ DEFAULT_FIELDS = (
     ("penalty", "lose_hand"),
     ("game_end", "rounds"),
     ("game_length", "1"),
+    ("forfeit_after", "300"),
+    ("abandon", "end"),
 )
 
 

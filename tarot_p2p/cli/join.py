@@ -110,6 +110,7 @@ def describe_table(peer: Peer) -> str:
 def report(outcome: Outcome, peer: Peer) -> int:
     """Print how the game ended and where its records are; the exit code."""
     files = outcome.files
+    peer = outcome.peer or peer
     if outcome.finished and peer.sheet is not None:
         print(peer.sheet.render())
     elif outcome.abort is not None:

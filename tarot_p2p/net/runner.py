@@ -77,7 +77,7 @@ from tarot_p2p.protocol.errors import (
     UnattributedMessage,
 )
 from tarot_p2p.protocol.forfeit import ClaimError
-from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent
+from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent, Superseded
 from tarot_p2p.protocol.sync import EarlyMessages, SyncError, SyncRequest, answer
 from tarot_p2p.protocol.table import ENGINE_TYPES
 from tarot_p2p.protocol.transcript import TranscriptGap
@@ -277,6 +277,8 @@ class Outcome:
     abort: AbortRecord | None
     files: SeatFiles
     stats: WireStats = field(default_factory=WireStats)
+    peer: Peer | None = None
+    """The seat at the end (not the one given to the runner if it had to rewind)."""
 
 
 def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
@@ -395,8 +397,8 @@ class TableRunner:
             # A peer taken back from its files may lack what the others said meanwhile.
             self._ask_at = trio.current_time()
             try:
-                while peer.expected_sender() is not None:
-                    if peer.my_turn():
+                while self.peer.expected_sender() is not None:  # (a rewind replaces the peer)
+                    if self.peer.my_turn():
                         await self._speak()
                     else:
                         await self._listen()
@@ -409,7 +411,7 @@ class TableRunner:
             await self._save_sheet()
         finally:
             store.close()
-        return Outcome(abort is None, abort, self.files, self.stats)
+        return Outcome(abort is None, abort, self.files, self.stats, self.peer)
 
     # ------------------------------------------------------------------ our turn
 
@@ -516,7 +518,7 @@ class TableRunner:
         leave a message applied but reported late (and name the seat after the sender).
         """
         peer = self.peer
-        count = len(peer.transcript)
+        head = peer.transcript.head
         seat = peer.expected_sender()
         limit = self.timeouts.for_types(peer.expected_types())
         links = self._links
@@ -529,7 +531,7 @@ class TableRunner:
         next_notice = started + NOTICE_EVERY
         every = self.timeouts.nudge
         nudge = started + every
-        while len(peer.transcript) == count:
+        while self.peer.transcript.head == head:
             if self._links != links:  # we could hear nobody while our link was down
                 links = self._links
                 deadline = max(deadline, trio.current_time() + limit)
@@ -634,6 +636,13 @@ class TableRunner:
             self.stats.ignored += 1
             log.info("ignored a message nobody can be held to: %s", exc.reason)
             return
+        except Superseded as exc:
+            # We were the silent seat: our message never reached the others, who scored
+            # our abandon. Drop it (and anything after) and take the abandon instead.
+            log.warning("%s", exc)
+            await self._rewind(exc.position)
+            await self._handle(exc.wire)
+            return
         except SeatViolation as exc:
             await self._persist()
             # Every honest peer must see the proof: a relay may have shown the others
@@ -655,6 +664,14 @@ class TableRunner:
                 self._early.keep(peer.transcript.head, kept)
                 continue
             await self._handle(kept)
+
+    async def _rewind(self, count: int) -> None:
+        store = self._store
+        assert store is not None
+        self.peer = await self._run(self.peer.rewound, count)
+        await self._run(store.truncate, count)
+        self._saved = count
+        self._unsynced = False
 
     async def _ask(self) -> None:
         """Broadcast a sync request: whoever holds records after ours sends them."""

@@ -23,6 +23,7 @@ from tarot_p2p.protocol.transcript import (
     file_header,
     file_record,
     parse_file,
+    read_frames,
 )
 
 
@@ -75,6 +76,15 @@ class TranscriptStore:
         self._handle.flush()
         if durable:
             os.fsync(self._handle.fileno())
+
+    def truncate(self, count: int) -> None:
+        """Keep only the first ``count`` records (our own messages nobody took, dropped when
+        the others' abandon took their slot), durably."""
+        frames = read_frames(self.path.read_bytes())
+        end = frames.offsets[count] if count < len(frames.records) else frames.end
+        self._handle.truncate(end)
+        self._handle.seek(end)
+        os.fsync(self._handle.fileno())
 
     def sync(self) -> None:
         """Make every record written so far durable."""

@@ -89,6 +89,8 @@ from tarot_p2p.protocol.transcript import (
     Transcript,
     TranscriptFileError,
     Verdict,
+    file_header,
+    file_record,
     read_frames,
 )
 from tarot_p2p.rules import actions as a
@@ -106,6 +108,18 @@ from tarot_p2p.rules.sheet import ScoreSheet
 from tarot_p2p.rules.state import IllegalAction, State, from_hands
 
 SECRETS_VERSION = 1
+
+
+class Superseded(LocalProtocolError):
+    """An ``abandon`` arrived for a slot where our transcript holds our own message: we were
+    the silent seat, and the others scored our abandon without ever taking that message.
+    Nobody is at fault; :meth:`Peer.rewound` gives the peer from before that slot, on which
+    the abandon then fits."""
+
+    def __init__(self, position: int, wire: bytes) -> None:
+        super().__init__(f"our message {position + 1} was overtaken by the others' abandon")
+        self.position = position
+        self.wire = wire
 
 
 class CheatExposed(SeatViolation):
@@ -380,7 +394,27 @@ class Peer:
                 return []
             return self._accept(env)
         except SeatViolation as exc:
+            position = self._own_slot(env)
+            if env.kind == "abandon" and position is not None:
+                raise Superseded(position, wire) from None
             raise self._by_seat(env, exc) from None
+
+    def _own_slot(self, env: SignedEnvelope) -> int | None:
+        """Where our transcript holds our own message for ``env``'s slot and history."""
+        for position, held in enumerate(self.transcript):
+            if held.slot == env.slot:
+                same_history = self.transcript.digest_after(position) == env.prev
+                return position if held.seat == self.seat and same_history else None
+        return None
+
+    def rewound(self, count: int) -> Peer:
+        """This seat as it stood after its first ``count`` messages, with its secrets (its
+        later messages, which nobody took, are dropped)."""
+        if self._identity is None or self._rng is None:
+            raise LocalProtocolError("an observer has no seat to rewind")
+        data = file_header(self.table_id, self.binding)
+        data += b"".join(file_record(env) for env in list(self.transcript)[:count])
+        return Peer.resume(data, self.export_secrets(), identity=self._identity, rng=self._rng)
 
     def _by_seat(self, env: SignedEnvelope, exc: SeatViolation) -> SeatViolation:
         """Name the signer of a hand-0 message by its drawn seat once seats are drawn.

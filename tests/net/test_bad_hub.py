@@ -354,3 +354,50 @@ async def test_junk_and_duplicates_do_not_keep_a_silent_seat_alive(
         assert peer is not None and peer.sheet is not None
         (line,) = peer.sheet.lines
         assert line.kind is LineKind.ABANDON and line.scores[mute.seat] < 0
+
+
+async def test_a_seat_whose_message_the_relay_swallowed_takes_the_abandon_without_blame(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """The relay swallows seat X's first bid, every copy, until the others have scored X's
+    abandon: X, which holds its own bid at that slot, drops it and takes the abandon (the
+    others never took the bid); all end with one transcript and nobody is blamed."""
+    players = 3
+    keys = [identity("swallow", i) for i in range(players)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
+    victim_member = 2
+    swallowed: list[bytes] = []
+
+    class Swallowing(RelayedLink):
+        async def send(self, message: bytes) -> None:
+            try:
+                env = open_envelope(message, table_id=TABLE_ID, roster=None)
+            except ProtocolError:
+                await self.inner.send(message)
+                return
+            if env.hand == 1 and env.kind == "action" and not swallowed:
+                swallowed.append(message)
+            await self.inner.send(message)
+
+    def plan(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:
+        if swallowed and message == swallowed[0]:
+            return []  # never delivered to anyone
+        return [(0.0, message)]
+
+    async with trio.open_nursery() as nursery:
+        for i in range(players):
+            cls = Swallowing if i == victim_member else RelayedLink
+            link = cls(hub.local_link(), i, plan)
+            nursery.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
+            await joined(hub, i + 1 if i else 0)
+    assert swallowed
+    victim = game.seats[victim_member].peer
+    outcomes = [s.outcome for s in game.seats]
+    assert all(o is not None and o.abort is None and o.finished for o in outcomes)
+    final = outcomes[victim_member]
+    assert final is not None and final.peer is not None and final.peer is not victim
+    assert final.peer.sheet is not None
+    (line,) = final.peer.sheet.lines
+    assert line.kind is LineKind.ABANDON and line.scores[final.peer.seat or 0] < 0
+    assert_agreement(game)

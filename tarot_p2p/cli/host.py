@@ -41,6 +41,8 @@ from tarot_p2p.net.profile import Profile, ProfileError, TableState, Ticket
 from tarot_p2p.net.runner import Connector, Policy, Timeouts
 from tarot_p2p.net.session import HostedHub, host_table, play_seat, resume_seat
 from tarot_p2p.rules.config import (
+    FORFEIT_LIMITS,
+    Abandon,
     GameEnd,
     TableConfig,
 )
@@ -72,6 +74,21 @@ def register(subparsers: Any) -> None:
     p.add_argument("--advertise", help="host name in the join code (default: this machine's)")
     p.add_argument("--relay", metavar="CODE", help="use this standalone relay instead of a hub")
     p.add_argument(
+        "--forfeit-after",
+        type=int,
+        default=TableConfig().forfeit_after,
+        metavar="SECONDS",
+        help="how long a player may stay silent at his turn before the others may score his "
+        f"abandon (default {TableConfig().forfeit_after}; {FORFEIT_LIMITS[0]} to "
+        f"{FORFEIT_LIMITS[1]})",
+    )
+    p.add_argument(
+        "--abandon",
+        choices=[a.value for a in Abandon],
+        default=TableConfig().abandon.value,
+        help="after an abandon: end the game, or go on (the player may come back); default end",
+    )
+    p.add_argument(
         "--new",
         action="store_true",
         help="start a new table even if you have an unfinished one (which is kept)",
@@ -97,6 +114,8 @@ def table_config(args: argparse.Namespace) -> TableConfig:
         players=args.players,
         game_end=end[0],
         game_length=end[1],
+        forfeit_after=args.forfeit_after,
+        abandon=Abandon(args.abandon),
         **rule_fields(args, args.players),
     )
 

@@ -31,6 +31,7 @@ from tarot_p2p.net.profile import Profile, ProfileError, Ticket, default_root
 from tarot_p2p.net.runner import BACKOFF, Outcome, Policy, Timeouts
 from tarot_p2p.net.session import LobbyTimeout, TableFull, join_table, play_seat, resume_seat
 from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.rules.config import Abandon
 
 
 def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> None:
@@ -96,9 +97,12 @@ def describe_table(peer: Peer) -> str:
     names = peer.table.setup.names
     roster = peer.table.setup.roster
     config = peer.config
+    after = "the game ends" if config.abandon is Abandon.END else "the game goes on"
     lines = [
         f"Table {peer.table_id[:8].hex()}: {config.players} players, "
-        f"{config.game_end.value} {config.game_length}"
+        f"{config.game_end.value} {config.game_length}",
+        f"A player silent for {config.forfeit_after} s when it is his turn loses the deal "
+        f"by abandon once all the others agree; then {after}.",
     ]
     for i, name in enumerate(names):
         mine = " (you)" if i == peer.member else ""

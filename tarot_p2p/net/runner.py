@@ -388,7 +388,6 @@ class TableRunner:
     async def run(self) -> Outcome:
         """Play until the game ends or the hand stops; never raises for a remote fault."""
         self.files.directory.mkdir(parents=True, exist_ok=True)
-        peer = self.peer
         store, self._saved = await self._run(self._open_store)
         self._store = store
         abort: AbortRecord | None = None

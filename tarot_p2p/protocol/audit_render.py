@@ -143,7 +143,12 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
             out.append(f"  seats, lowest card first (seat 0 deals hand 1): {seats}")
         return out
     title = f"Hand {h.number} — dealer {name(h.dealer) if h.dealer is not None else '?'}"
-    if h.void is not None:
+    if h.abandoned is not None:
+        title += (
+            f"; abandoned by {name(h.abandoned)}, silent past the forfeit time: every other "
+            "seat signed its claim, and the line below"
+        )
+    elif h.void is not None:
         title += f"; void deal ({h.void.value.replace('_', ' ')})"
     elif h.taker is None and h.hands is not None:
         title += "; everybody passed: a misère deal, each for himself"
@@ -380,6 +385,7 @@ def _hand_json(h: HandSummary) -> dict[str, Any]:
         "partner": h.partner,
         "called": None if h.called is None else card_name(h.called),
         "void": None if h.void is None else h.void.value,
+        "abandoned": h.abandoned,
         "deal": None
         if h.hands is None
         else {"hands": [_names(m) for m in h.hands], "chien": _names(h.chien)},

@@ -180,6 +180,8 @@ class HandSummary:
     """The score line, once every seat signed it."""
     signed_by: tuple[int, ...] = ()
     """Seats whose ``score`` message for this hand is in the file."""
+    abandoned: int | None = None
+    """The seat whose abandon ended the hand (its claims were all checked)."""
     by_elimination: bool = False
     """The final opening never came: the hidden cards (écart, or chien of a garde sans or
     contre) were found as the cards of the deck not seen, and the hand audited with them."""
@@ -509,7 +511,9 @@ def _summary(
     if hand.hand == 0:
         return HandSummary(0, first, last, phase, None, tuple(hand.draws))
     engine = hand.engine
-    summary = HandSummary(hand.hand, first, last, phase, hand.dealer, signed_by=signed)
+    summary = HandSummary(
+        hand.hand, first, last, phase, hand.dealer, signed_by=signed, abandoned=hand.abandoned
+    )
     if engine is None:
         return summary
     shown = tuple(

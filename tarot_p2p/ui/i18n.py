@@ -129,6 +129,15 @@ _FR: Final[dict[str, str]] = {
     "notice_back": "{name} revient à la table (reconnexion)",
     "notice_reconnecting": "Connexion perdue : reconnexion en cours ({time})",
     "notice_connected": "De retour à la table",
+    "abandon_title": "{name} a abandonné la donne : il la perd seul",
+    "notice_absent": (
+        "{name} ne répond plus depuis {time} : s'il ne revient pas, "
+        "la donne lui sera comptée perdue par abandon"
+    ),
+    "notice_claimed": (
+        "Un joueur constate l'absence de {name} ; "
+        "la donne lui sera comptée perdue quand tous l'auront constatée"
+    ),
     "someone": "un joueur",
     "suit_0": "pique",
     "suit_1": "cœur",
@@ -261,6 +270,15 @@ _EN: Final[dict[str, str]] = {
     "notice_back": "{name} is coming back (reconnecting)",
     "notice_reconnecting": "Connection lost: reconnecting ({time})",
     "notice_connected": "Back at the table",
+    "abandon_title": "{name} abandoned the deal and loses it alone",
+    "notice_absent": (
+        "{name} has not answered for {time}: if they do not come back, "
+        "they lose the deal by abandon"
+    ),
+    "notice_claimed": (
+        "A player has noted that {name} is absent; "
+        "the deal is scored as their abandon once every player has"
+    ),
     "someone": "a player",
     "suit_0": "spades",
     "suit_1": "hearts",

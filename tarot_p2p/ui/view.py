@@ -40,7 +40,7 @@ from tarot_p2p.rules.cards import (
     cards_of,
 )
 from tarot_p2p.rules.scoring import Side, explain_hand
-from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+from tarot_p2p.rules.sheet import SCORED, LineKind, ScoreSheet
 from tarot_p2p.rules.state import Observation, State, game_of
 from tarot_p2p.ui.i18n import Words
 
@@ -237,6 +237,9 @@ class Story:
         names = peer.names
         players = [{"name": names[s], "score": ended.scores[s]} for s in range(len(ended.scores))]
         panel: dict[str, Any] = {"hand": ended.hand, "rows": [], "players": players}
+        if ended.absent is not None:
+            panel["title"] = w("abandon_title", name=names[ended.absent])
+            return panel
         if ended.void is not None:
             key = "void_petit_sec" if ended.void is LineKind.PETIT_SEC else "void_all_pass"
             panel["title"] = w(key)
@@ -352,7 +355,7 @@ def sheet_view(words: Words, sheet: ScoreSheet | None) -> dict[str, Any] | None:
         {
             "number": line.number,
             "dealer": names[line.dealer],
-            "scores": [_signed(s) if line.kind is LineKind.HAND else "–" for s in line.scores],
+            "scores": [_signed(s) if line.kind in SCORED else "–" for s in line.scores],
             "note": line.note or line.kind.value.replace("_", " "),
         }
         for line in sheet.lines

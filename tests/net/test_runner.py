@@ -27,6 +27,7 @@ from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import join_request
 from tarot_p2p.net.runner import Decision, Policy, TableRunner, Timeouts
 from tarot_p2p.net.store import TranscriptStore
+from tarot_p2p.protocol.audit_render import render
 from tarot_p2p.protocol.audit_report import Status, audit_file
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import UnattributedMessage
@@ -225,6 +226,8 @@ async def test_a_player_who_never_decides_loses_the_deal_by_abandon(
     report = audit_file(transcripts.pop())
     assert report.status is Status.VALID and report.sheet is not None
     assert report.sheet.lines[0].kind is LineKind.ABANDON
+    assert report.hands[1].abandoned == silent.seat
+    assert "abandoned by P2" in render(report)
 
 
 class LateOnce:

@@ -62,6 +62,9 @@ class Scenario:
     """Stop after hand 0 (the set-up and the seat draw)."""
     cheat: bool = False
     """The taker shows a discarded suit card as a trump; a later message exposes him."""
+    abandon: bool = False
+    """The first bidder of hand 1 stays silent; every other seat claims him absent, the
+    lowest of them sends the abandon, and the seats present sign its line."""
 
 
 def _one_deal(players: int, **options: Any) -> TableConfig:
@@ -97,6 +100,14 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("Ana", "Ben", "Cleo", "Dan"),
         b"tarot-p2p vector misere deal seat %d",
         Bot(contract=0, seed=4),
+    ),
+    Scenario(
+        "table_abandon_4",
+        _one_deal(4),
+        ("Ana", "Ben", "Cleo", "Dan"),
+        b"tarot-p2p vector abandon seat %d",
+        Bot(contract=Contract.GARDE, seed=7),
+        abandon=True,
     ),
     Scenario(
         "table_cheat_exposed_4",
@@ -146,8 +157,11 @@ def _lying_ecart(taker: Peer, keys: list[Ed25519PrivateKey]) -> bytes:
     ).wire
 
 
-def play(scenario: Scenario) -> tuple[Peer, HandMachine, list[bytes], CheatExposed | None]:
-    """An observer's view, hand 0's machine, and every message of the table in order."""
+def play(
+    scenario: Scenario, claims: list[bytes] | None = None
+) -> tuple[Peer, HandMachine, list[bytes], CheatExposed | None]:
+    """An observer's view, hand 0's machine, and every message of the table in order
+    (the forfeit claims of an abandon, which are not messages, go to ``claims``)."""
     config = scenario.config
     keys = [Ed25519PrivateKey.from_private_bytes(identity_seed(i)) for i in range(config.seats)]
     roster = [k.public_key() for k in keys]
@@ -183,6 +197,21 @@ def play(scenario: Scenario) -> tuple[Peer, HandMachine, list[bytes], CheatExpos
         if scenario.until_seated and observer.seating is not None:
             break
         peer = next(p for p in peers if p.seat == sender)
+        hand = observer.hand
+        if scenario.abandon and liar is None and hand.hand == 1 and hand.phase is Phase.BIDDING:
+            liar = peer  # silent from now on
+            present = [p for p in peers if p is not peer]
+            speaker = next(p for p in present if p.seat == hand.present_speaker())
+            for p in present:
+                claim = p.forfeit_claim()
+                assert claim is not None
+                speaker.read_forfeit_claim(claim)
+                if claims is not None:
+                    claims.append(claim)
+            wire = speaker.abandon()
+            assert wire is not None
+            deliver(speaker, wire)
+            continue
         if scenario.cheat and peer.hand.phase is Phase.ECART:
             liar = peer
             deliver(peer, _lying_ecart(peer, keys))
@@ -197,7 +226,8 @@ def play(scenario: Scenario) -> tuple[Peer, HandMachine, list[bytes], CheatExpos
 
 
 def build(scenario: Scenario) -> tuple[bytes, dict[str, Any]]:
-    first, hand0, wires, exposed = play(scenario)
+    claims: list[bytes] = []
+    first, hand0, wires, exposed = play(scenario, claims)
     data = file_header(TABLE_ID, first.binding) + b"".join(
         len(w).to_bytes(4, "big") + w for w in wires
     )
@@ -220,6 +250,13 @@ def build(scenario: Scenario) -> tuple[bytes, dict[str, Any]]:
         ],
         "final_digest": first.transcript.head.hex(),
     }
+    if claims:
+        record = next(i for i, e in enumerate(envelopes) if e.kind == "abandon")
+        meta["abandon"] = {
+            "record": record + 1,
+            "absent_seat": envelopes[record].body["seat"],
+            "claims": [c.hex() for c in claims],
+        }
     if exposed is not None:
         meta["stops_at"] = {
             "record": len(wires),

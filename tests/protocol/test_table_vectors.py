@@ -6,6 +6,7 @@ import hashlib
 import json
 from typing import Any
 
+import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -106,3 +107,35 @@ def test_seating_follows_the_draw_independently(name: str) -> None:
     draw_rounds = 2 if redrawn else 1
     shares = [x for x in messages if x.startswith("0.") and x.endswith(" shares")]
     assert len(shares) == draw_rounds * members  # every member sends in every draw round
+
+
+def test_abandon_claims_independently() -> None:
+    """Each forfeit claim signs, under its member's key, the slot and history of the
+    abandon record, and the record carries those signatures in seat order."""
+    data, meta = stored("table_abandon_4")
+    abandon = meta["abandon"]
+    record = file_records(data)[abandon["record"] - 1]
+    payload, _ = msgpack.unpackb(record)
+    envelope = msgpack.unpackb(payload)
+    assert envelope["k"] == "abandon" and envelope["b"]["seat"] == abandon["absent_seat"]
+    keys = [
+        Ed25519PrivateKey.from_private_bytes(bytes.fromhex(s)).public_key()
+        for s in meta["identity_seeds"]
+    ]
+    signatures = {}
+    for claim in abandon["claims"]:
+        claim_payload, signature = msgpack.unpackb(bytes.fromhex(claim))
+        fields = msgpack.unpackb(claim_payload)
+        assert list(fields) == sorted(fields) == ["d", "h", "k", "m", "q", "s", "t"]
+        assert (fields["k"], fields["h"], fields["q"], fields["s"]) == (
+            "forfeit",
+            envelope["h"],
+            envelope["q"],
+            abandon["absent_seat"],
+        )
+        assert fields["d"] == envelope["d"] and fields["t"].hex() == meta["table_id"]
+        keys[fields["m"]].verify(signature, b"tarot-p2p/forfeit/v1\x00" + claim_payload)
+        signatures[meta["seating"].index(fields["m"])] = signature
+    present = sorted(signatures)
+    assert abandon["absent_seat"] not in present and len(present) == 3
+    assert envelope["b"]["claims"] == [signatures[s] for s in present]

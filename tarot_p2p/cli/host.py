@@ -46,6 +46,7 @@ from tarot_p2p.rules.config import (
     GameEnd,
     TableConfig,
 )
+from tarot_p2p.ui.policy import BrowserPolicy
 
 LINGER = 30.0
 """Seconds the hosted hub stays up after our game ends, for the others to finish."""
@@ -182,6 +183,8 @@ async def _host(
                 code = hub.join_code(advertise, port)
             print(f"hub listening on {listen}:{port}", flush=True)
             print(f"join code: {code.encode()}", flush=True)
+            if isinstance(policy, BrowserPolicy) and len(names) < config.players - 1:
+                policy.invite(f"tarot-p2p join {code.encode()}")
             link = hub.local_link()
             saved = Ticket(
                 "host", code.encode(), name, False, None, listen, port, bots=tuple(names)

@@ -32,7 +32,7 @@ from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.ui.cards import back_svg, card_svg
 from tarot_p2p.ui.i18n import LANGUAGES, Words, system_language
 from tarot_p2p.ui.server import PageServer
-from tarot_p2p.ui.view import Notice, Pending, Story, build_view
+from tarot_p2p.ui.view import Notice, Pending, Story, build_view, lobby_view
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -61,6 +61,7 @@ LABELS: Final = (
     "chien",
     "ecart_shown",
     "waiting_table",
+    "copy",
 )
 """Words the page places itself (buttons, headings)."""
 
@@ -80,6 +81,8 @@ class BrowserPolicy:
         self._changed = trio.Event()
         self._inbox_in, self._inbox = trio.open_memory_channel[dict[str, Any]](64)
         self.pages = 0
+        self.join_command: str | None = None
+        """What the other players type to join, shown while the table fills up."""
         self.left = trio.Event()
         """Set when the player leaves the table from the page, or closes it after the game."""
 
@@ -205,10 +208,19 @@ class BrowserPolicy:
 
     # ------------------------------------------------------------------ publishing
 
+    def invite(self, command: str) -> None:
+        """Show the page ``command``, which the other players type to join the table."""
+        self.join_command = command
+        self.publish()
+
     def publish(self) -> None:
         """Compute the view once and wake every page's sender."""
         peer = self.peer
-        view = None if peer is None else build_view(peer, self.story, self.pending)
+        view = (
+            build_view(peer, self.story, self.pending)
+            if peer is not None
+            else lobby_view(self.words, self.join_command)
+        )
         self._text = json.dumps({"type": "view", "view": view}, ensure_ascii=False)
         self._version += 1
         self._changed.set()

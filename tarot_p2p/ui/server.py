@@ -15,6 +15,7 @@ browser policy) and sends the views the table publishes.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 import logging
@@ -106,14 +107,11 @@ class PageServer:
         config.accesslog = None
         config.loglevel = "WARNING"
         config.websocket_max_message_size = MAX_MESSAGE
-        config.h2_max_inbound_frame_size = 1 << 14
         config.graceful_timeout = 0.5
-
-        async def started(*, task_status: trio.TaskStatus[list[str]]) -> None:
-            await serve(self, config, task_status=task_status)  # type: ignore[arg-type]
-
         async with trio.open_nursery() as nursery:
-            binds = await nursery.start(started)
+            # hypercorn types its scopes as TypedDicts; this app reads them as mappings.
+            app: Any = self
+            binds = await nursery.start(functools.partial(serve, app, config))
             self.port = int(binds[0].rsplit(":", 1)[1])
             task_status.started(self.url)
 

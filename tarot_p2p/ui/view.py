@@ -401,6 +401,17 @@ def trick_seats(state: State, leader: int, n: int) -> list[int]:
     return seats
 
 
+def lobby_view(w: Words, join_command: str | None) -> dict[str, Any]:
+    """While the table fills up (no peer yet): what the others type to join, if known."""
+    return {
+        "lobby": True,
+        "lang": w.lang,
+        "status": w("waiting_table"),
+        "join_help": w("join_help") if join_command else None,
+        "join_command": join_command,
+    }
+
+
 def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, Any]:
     """Everything the page shows now, for this seat only."""
     w = story.words

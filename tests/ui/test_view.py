@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 from tarot_p2p.protocol.table import HandEnded
@@ -10,7 +11,8 @@ from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
 from tarot_p2p.rules.sheet import LineKind
 from tarot_p2p.ui.i18n import Words
-from tarot_p2p.ui.view import Story
+from tarot_p2p.ui.policy import BrowserPolicy
+from tarot_p2p.ui.view import Story, lobby_view
 
 CONFIG = TableConfig(players=4)
 NAMES = ("Emma", "Nico", "Pat", "Lea")
@@ -56,3 +58,13 @@ def test_a_failed_prise_with_a_poignee_in_english() -> None:
 def test_void_deals_say_why() -> None:
     assert panel("fr", None, LineKind.ALL_PASS)["title"] == "Donne annulée (tout le monde a passé)"
     assert panel("en", None, LineKind.PETIT_SEC)["title"] == "Deal void (petit sec)"
+
+
+async def test_the_lobby_shows_what_the_others_type() -> None:
+    policy = BrowserPolicy("fr")
+    assert json.loads(policy.current()[1])["view"] is None  # nothing published yet
+    policy.invite("tarot-p2p join tp2p1-abc")
+    view = json.loads(policy.current()[1])["view"]
+    assert view["lobby"] and view["join_command"] == "tarot-p2p join tp2p1-abc"
+    assert view["join_help"] == "Pour s'asseoir à cette table, les autres joueurs tapent :"
+    assert lobby_view(Words("en"), None)["join_help"] is None  # a relay's table: no command

@@ -123,6 +123,13 @@
       return;
     }
     $("status").textContent = view.status || "";
+    $("lobby").hidden = !(view.lobby && view.join_command);
+    document.body.classList.toggle("lobby", Boolean(view.lobby));
+    if (view.lobby) {
+      $("join-help").textContent = view.join_help || "";
+      $("join-command").textContent = view.join_command || "";
+      return;
+    }
     document.body.dataset.decision = view.decision ? String(view.decision.serial) : "";
     renderNotice();
     renderSeats();
@@ -469,6 +476,9 @@
       if (view) render();
     });
     $("modal-close").addEventListener("click", () => { $("score-modal").hidden = true; });
+    $("copy").addEventListener("click", () => {
+      if (navigator.clipboard) navigator.clipboard.writeText($("join-command").textContent);
+    });
     $("leave").addEventListener("click", () => {
       leaving = true;
       send({ t: "leave" });

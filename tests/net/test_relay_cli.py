@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -22,9 +23,10 @@ async def read_lines(stream: trio.abc.ReceiveStream, count: int) -> list[str]:
     return data.decode().splitlines()
 
 
-async def test_relay_process_prints_a_working_join_code() -> None:
+async def test_relay_process_prints_a_working_join_code(tmp_path: Path) -> None:
     secret = "ab" * 16
     command = [sys.executable, "-m", "tarot_p2p.cli.main", "relay", "--join-secret", secret]
+    command += ["--profile", str(tmp_path)]
     process = await trio.lowlevel.open_process(command, stdout=subprocess.PIPE)
     try:
         assert process.stdout is not None

@@ -206,3 +206,40 @@ def test_resume_with_nothing_to_resume_says_what_to_do(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "no unfinished table" in result.stderr.decode()
     assert "tarot-p2p join CODE" in result.stderr.decode()
+
+
+def test_the_relay_killed_and_restarted_serves_the_same_table(tmp_path: Path) -> None:
+    """A standalone relay dies in the middle of the bidding; run again with its profile, it
+    serves the same table under the same code, the players reconnect by themselves, and
+    the game finishes."""
+    deadline = time.monotonic() + LIMIT
+    relay = Program(
+        ["relay", "--host", "127.0.0.1", "--profile", str(tmp_path / "relay")],
+        tmp_path / "relay.log",
+    )
+    programs: list[Program] = []
+    try:
+        found = wait_for(
+            "the relay's code", lambda: re.search(r"(tp2p1-\S+)", relay.output()), deadline
+        )
+        assert isinstance(found, re.Match)
+        code = found.group(1)
+        common = ["--timeout", "60", "--decision-timeout", "60", "--relay"]
+        host = ["host", "--bot", "--players", "3", "--deals", "1", "--relay", code]
+        programs.append(Program([*host, "--profile", str(tmp_path / "p0")], tmp_path / "p0.log"))
+        for i in (1, 2):
+            args = ["bot", code, "--name", f"Bot{i}", "--seed", str(i), *common]
+            programs.append(
+                Program([*args, "--profile", str(tmp_path / f"p{i}")], tmp_path / f"p{i}.log")
+            )
+        reach("bidding", tmp_path / "p0", programs, deadline)
+        relay.kill()
+        relay.start()  # the same command
+        wait_for("the relay back", lambda: relay.output().count("relay listening") == 2, deadline)
+        again = re.findall(r"(tp2p1-\S+)", relay.output())
+        assert again[-1] == code  # same table, same code
+        finish_and_compare(programs, tmp_path, deadline)
+    finally:
+        for program in [relay, *programs]:
+            if program.process is not None and program.process.poll() is None:
+                program.kill()

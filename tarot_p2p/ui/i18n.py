@@ -211,7 +211,7 @@ _EN: Final[dict[str, str]] = {
     "garde_sans": "Garde sans",
     "garde_contre": "Garde contre",
     "petit_sec": "Petit sec (the deal is void)",
-    "misere_trump": "Misère d'atout (no trump)",
+    "misere_trump": "Misère d'atout (no trump, no Excuse)",
     "misere_head": "Misère de tête (no face card)",
     "poignee": "{level} poignée ({n} trumps)",
     "poignee_1": "Single",

@@ -365,6 +365,8 @@ class TableRunner:
         """Links opened so far after the first: a wait restarts its deadline on a new one."""
         self._claim: bytes | None = None
         """Our forfeit claim for the current wait, sent again with every nudge."""
+        self._lingering = False
+        """The game is over; we only stay for seats that may lack its last messages."""
 
     def _open_store(self) -> tuple[TranscriptStore, int]:
         """The transcript file, new or (a seat taken back after a crash) the one the peer
@@ -471,6 +473,8 @@ class TableRunner:
     async def _reconnect(self, why: str) -> None:
         """Bring the link back with backoff, or stop (nobody named) when we cannot."""
         log.info("link lost: %s", why)
+        if self._lingering:
+            raise LinkError(why)  # the game is over: nothing to come back for
         if self.reconnect is None:
             raise self._stop("disconnected", None, f"link lost: {why}")
         with trio.CancelScope() as cleanup:
@@ -591,12 +595,16 @@ class TableRunner:
         the whole transcript; we answer requests until every seat has said so, or until
         ``linger`` seconds have passed."""
         peer = self.peer
-        await self._ask()
         total = len(peer.transcript)
+        self._lingering = True
         with trio.move_on_after(self.timeouts.linger):
-            while any(self._counts.get(m, 0) < total for m in peer.other_members()):
-                wire = await self._receive()
-                await self._handle(wire)
+            try:
+                await self.link.send(peer.sync_request())
+                while any(self._counts.get(m, 0) < total for m in peer.other_members()):
+                    wire = await self.link.receive()  # no reconnecting: the game is over
+                    await self._handle(wire)
+            except LINK_ERRORS as exc:
+                log.info("stopped waiting for the others after the game: %s", exc)
 
     async def _receive(self) -> bytes:
         while True:

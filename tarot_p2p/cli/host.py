@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.cli.bot import BotPolicy, add_bot_options
 from tarot_p2p.cli.house_bots import bot_names, seat_house_bots
 from tarot_p2p.cli.join import (
     add_seat_options,
@@ -69,6 +69,7 @@ def register(subparsers: Any) -> None:
         help="fill N seats with bots playing inside this program (each a full peer)",
     )
     p.add_argument("--seed", default="0", help="seed of the bots' choices (not of the deal)")
+    add_bot_options(p, "--bot-level")
     add_ui_options(p)
     p.add_argument("--listen", default="0.0.0.0", help="address the hub listens on")
     p.add_argument("--port", type=int, default=0, help="port the hub listens on (0: any)")
@@ -193,7 +194,7 @@ async def _host(
                 nursery,
                 hub,
                 names,
-                lambda i: BotPolicy(f"{args.seed}/{i + 1}"),
+                lambda i: BotPolicy(f"{args.seed}/{i + 1}", args.bot_level, args.think),
                 profile.root,
                 timeouts,
             )
@@ -277,6 +278,6 @@ def run(args: argparse.Namespace) -> int:
             "To start a new table instead, run host with --new.",
             flush=True,
         )
-    policy = BotPolicy(args.seed) if args.bot else human_policy(args)
+    policy = BotPolicy(args.seed, args.bot_level, args.think) if args.bot else human_policy(args)
     main = with_page(policy, _host)
     return run_seat(main, args, config, name, policy, timeouts, relay, profile, resume)

@@ -127,10 +127,10 @@ def kinds_after(profile: Path, hand: int, kind: str, count: int) -> Callable[[],
 
 POINTS = {
     # name: (hand, kind, count) after which the program is killed, and the deals to play
-    "ecart": ((1, "ecart", 1), 3),
+    "ecart": ((1, "ecart", 1), 5),
     "deal": ((1, "shuffle", 1), 1),
     "bidding": ((1, "action", 1), 1),
-    "mid-trick": ((1, "play", 5), 3),
+    "mid-trick": ((1, "play", 5), 5),
     "score line": ((1, "score", 1), 2),
     "between hands": ((2, "key", 1), 2),
 }

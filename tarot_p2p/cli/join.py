@@ -21,7 +21,6 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
-from tarot_p2p.crypto.shuffle import precompute_tables
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
 from tarot_p2p.net.link import MessageLink, connect
@@ -30,6 +29,7 @@ from tarot_p2p.net.noise import NoiseError
 from tarot_p2p.net.profile import Profile, ProfileError, Ticket, default_root
 from tarot_p2p.net.runner import BACKOFF, Outcome, Policy, Timeouts
 from tarot_p2p.net.session import LobbyTimeout, TableFull, join_table, play_seat, resume_seat
+from tarot_p2p.net.tables_cache import load_tables
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import Abandon
 
@@ -194,7 +194,8 @@ async def _join(
 
 
 async def warm_up_crypto() -> None:
-    await trio.to_thread.run_sync(precompute_tables)
+    """The shuffle's tables, from the cache or built (a few seconds, once per machine)."""
+    await trio.to_thread.run_sync(load_tables)
 
 
 def run_joiner(args: argparse.Namespace, policy: Policy, *, show: bool) -> int:

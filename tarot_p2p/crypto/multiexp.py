@@ -28,7 +28,7 @@ from coincurve._libsecp256k1 import ffi, lib
 from coincurve.context import GLOBAL_CONTEXT
 
 from tarot_p2p.crypto.errors import GroupError
-from tarot_p2p.crypto.group import ORDER, SCALAR_BYTES, Point, Scalar
+from tarot_p2p.crypto.group import ORDER, SCALAR_BYTES, Point, Scalar, mul, point_to_bytes
 
 _CTX: Final = GLOBAL_CONTEXT.ctx
 _COMPRESSED: Final = 258  # SECP256K1_EC_COMPRESSED
@@ -61,6 +61,40 @@ class FixedBase:
             if t < 31 and not lib.secp256k1_ec_pubkey_tweak_mul(_CTX, step, shift):
                 raise GroupError("table step failed")  # pragma: no cover
         self._entries = entries
+
+    ENTRY_BYTES: Final = 64
+    """Size of libsecp256k1's internal ``secp256k1_pubkey``."""
+    SIZE: Final = 32 * 256 * 64
+    """Bytes of one table (:meth:`to_bytes`)."""
+
+    def to_bytes(self) -> bytes:
+        """The table in libsecp256k1's internal form: only for this process's own cache
+        (the form belongs to the library build), never for the network."""
+        return bytes(ffi.buffer(self._entries, self.SIZE))
+
+    @classmethod
+    def from_bytes(cls, point: Point, data: bytes, checks: Sequence[tuple[int, int]]) -> FixedBase:
+        """A table read back from :meth:`to_bytes`, trusted only after ``checks``: for each
+        (window ``t``, digit ``d``) the entry must be ``d·2^(8t)·P`` (``GroupError``
+        otherwise, and for a table of the wrong size)."""
+        if len(data) != cls.SIZE:
+            raise GroupError("a table has the wrong size")
+        table = cls.__new__(cls)
+        table.point = point
+        table._entries = ffi.new("secp256k1_pubkey[]", 32 * 256)
+        ffi.memmove(table._entries, data, cls.SIZE)
+        for t, d in checks:
+            if not (0 <= t < 32 and 1 <= d < 256):
+                raise ValueError("a check names window 0..31 and digit 1..255")
+            got = ffi.new("unsigned char[33]")
+            size = ffi.new("size_t *", 33)
+            lib.secp256k1_ec_pubkey_serialize(
+                _CTX, got, size, table._entries + 256 * t + d, _COMPRESSED
+            )
+            want = mul(point, (d << (8 * t)) % ORDER)
+            if bytes(ffi.buffer(got, 33)) != point_to_bytes(want):
+                raise GroupError(f"table entry ({t}, {d}) is wrong")
+        return table
 
     def terms(self, k: Scalar, out: list[Any]) -> None:
         """Append to ``out`` the table entries whose sum is ``k·P`` (none when ``k ≡ 0``)."""

@@ -35,6 +35,7 @@ look-ups: a timing side channel that docs/security.md discusses.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -80,23 +81,63 @@ def precompute_tables(n: int = MAX_CARDS) -> None:
 
     Why: they are otherwise built on the first shuffle or verification, which then takes
     that much longer; a client can call this ahead of time, e.g. in a worker thread while
-    the table fills.
+    the table fills, or take them from a cache of its own (:func:`export_tables`).
     """
     _base_table()
     for j in range(n):
         _generator_table(j)
 
 
-@functools.cache
+TABLES_BYTES: Final = (MAX_CARDS + 1) * FixedBase.SIZE
+
+
+def export_tables() -> bytes:
+    """Every table (G's, then ``H_0..H_77``'s), built if needed, for a local cache: the
+    bytes are libsecp256k1's internal form, valid for this library build only."""
+    precompute_tables()
+    return b"".join(t.to_bytes() for t in [_base_table(), *map(_generator_table, range(MAX_CARDS))])
+
+
+def import_tables(data: bytes, checks: int = 4) -> None:
+    """Take the tables from a cache written by :func:`export_tables`.
+
+    The cache is not trusted: each table must hold ``checks`` entries recomputed here (at
+    positions drawn from the data's hash, so a table edited in a few places rarely passes),
+    and the bases are the protocol's own. Raises ``GroupError`` or ``ValueError`` and keeps
+    nothing when a check fails."""
+    if len(data) != TABLES_BYTES:
+        raise ValueError("the tables cache has the wrong size")
+    seed = hashlib.sha256(data).digest()
+    positions = [(seed[2 * i] % 32, 1 + seed[2 * i + 1] % 255) for i in range(checks)]
+    points = [G, *(hash_to_point(GENERATOR_DST, j.to_bytes(2, "big")) for j in range(MAX_CARDS))]
+    size = FixedBase.SIZE
+    tables = [
+        FixedBase.from_bytes(p, data[i * size : (i + 1) * size], [(0, 1), (31, 255), *positions])
+        for i, p in enumerate(points)
+    ]
+    _TABLES[-1] = tables[0]
+    for j, table in enumerate(tables[1:]):
+        _TABLES[j] = table
+
+
+_TABLES: dict[int, FixedBase] = {}
+"""Tables by generator index (``-1``: the base point G), built on first use."""
+
+
 def _generator_table(j: int) -> FixedBase:
     if not 0 <= j < MAX_CARDS:
         raise ValueError("generator index out of range")
-    return FixedBase(hash_to_point(GENERATOR_DST, j.to_bytes(2, "big")))
+    table = _TABLES.get(j)
+    if table is None:
+        table = _TABLES[j] = FixedBase(hash_to_point(GENERATOR_DST, j.to_bytes(2, "big")))
+    return table
 
 
-@functools.cache
 def _base_table() -> FixedBase:
-    return FixedBase(G)
+    table = _TABLES.get(-1)
+    if table is None:
+        table = _TABLES[-1] = FixedBase(G)
+    return table
 
 
 @functools.cache

@@ -1,0 +1,57 @@
+"""The shuffle's fixed-base tables, kept in the user's cache folder between runs.
+
+Why: building them takes two to three seconds of processor time at every start of a
+program (:func:`tarot_p2p.crypto.shuffle.precompute_tables`), which is most of the time a
+player waits for his first card. They are public data, the same for everyone; the file
+holds them in libsecp256k1's internal form, so it is named after the library's version.
+It carries their SHA-256 (a damaged file is caught whole) and every table is spot-checked
+against its base when read (:func:`~tarot_p2p.crypto.shuffle.import_tables`): a damaged
+or foreign file is rebuilt, never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from importlib.metadata import version
+from pathlib import Path
+
+import platformdirs
+
+from tarot_p2p.crypto.errors import GroupError
+from tarot_p2p.crypto.shuffle import export_tables, import_tables
+from tarot_p2p.net.runner import write_atomic
+
+log = logging.getLogger(__name__)
+APP_NAME = "tarot-p2p"
+MAGIC = b"TP2PTAB1"
+"""File header, then the SHA-256 of the tables, then the tables."""
+
+
+def cache_file(folder: Path | None = None) -> Path:
+    folder = folder if folder is not None else platformdirs.user_cache_path(APP_NAME)
+    return folder / f"shuffle-tables-v1-coincurve-{version('coincurve')}.bin"
+
+
+def load_tables(folder: Path | None = None) -> bool:
+    """Make the tables ready: from the cache when it holds good ones (``True``), else
+    built and saved for next time (``False``). Blocks: run it in a worker thread."""
+    path = cache_file(folder)
+    try:
+        raw = path.read_bytes()
+        digest, data = raw[len(MAGIC) : len(MAGIC) + 32], raw[len(MAGIC) + 32 :]
+        if not raw.startswith(MAGIC) or hashlib.sha256(data).digest() != digest:
+            raise ValueError("damaged (its digest does not match)")
+        import_tables(data)
+        return True
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError, GroupError) as exc:
+        log.info("tables cache %s not used: %s", path, exc)
+    data = export_tables()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, MAGIC + hashlib.sha256(data).digest() + data)
+    except OSError as exc:
+        log.info("tables cache %s not written: %s", path, exc)
+    return False

@@ -184,7 +184,7 @@ class Timeouts:
     again after twice as long, and so on, up to 16 s)."""
     reconnect: float = 900.0
     """How long to keep trying to bring a lost link back before giving up."""
-    linger: float = 30.0
+    linger: float = 60.0
     """After the game, how long to stay for seats that may still lack the last messages."""
 
     def for_types(self, kinds: Sequence[str]) -> float:
@@ -365,8 +365,6 @@ class TableRunner:
         """Links opened so far after the first: a wait restarts its deadline on a new one."""
         self._claim: bytes | None = None
         """Our forfeit claim for the current wait, sent again with every nudge."""
-        self._lingering = False
-        """The game is over; we only stay for seats that may lack its last messages."""
 
     def _open_store(self) -> tuple[TranscriptStore, int]:
         """The transcript file, new or (a seat taken back after a crash) the one the peer
@@ -473,8 +471,6 @@ class TableRunner:
     async def _reconnect(self, why: str) -> None:
         """Bring the link back with backoff, or stop (nobody named) when we cannot."""
         log.info("link lost: %s", why)
-        if self._lingering:
-            raise LinkError(why)  # the game is over: nothing to come back for
         if self.reconnect is None:
             raise self._stop("disconnected", None, f"link lost: {why}")
         with trio.CancelScope() as cleanup:
@@ -590,21 +586,20 @@ class TableRunner:
     async def _linger(self) -> None:
         """After the last message, stay a while for the seats that may have missed it.
 
-        A relay can drop the last messages for one seat, and a seat can only fetch them
-        from peers still listening. Each seat says it is done with a sync request holding
-        the whole transcript; we answer requests until every seat has said so, or until
-        ``linger`` seconds have passed."""
+        A relay can drop the last messages for one seat (or die just after we sent ours),
+        and a seat can only fetch them from peers still listening. Each seat says it is
+        done with a sync request holding the whole transcript; we answer requests, and
+        bring our link back if it fails, until every seat has said so, or until ``linger``
+        seconds have passed: the game is over either way."""
         peer = self.peer
         total = len(peer.transcript)
-        self._lingering = True
         with trio.move_on_after(self.timeouts.linger):
             try:
-                await self.link.send(peer.sync_request())
+                await self._send(peer.sync_request())
                 while any(self._counts.get(m, 0) < total for m in peer.other_members()):
-                    wire = await self.link.receive()  # no reconnecting: the game is over
-                    await self._handle(wire)
-            except LINK_ERRORS as exc:
-                log.info("stopped waiting for the others after the game: %s", exc)
+                    await self._handle(await self._receive())
+            except _Stop as stop:
+                log.info("stopped waiting for the others after the game: %s", stop)
 
     async def _receive(self) -> bytes:
         while True:

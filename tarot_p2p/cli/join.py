@@ -165,6 +165,12 @@ async def _join(
     async def reconnect() -> MessageLink:
         return await connect(code, identity)
 
+    if peer is not None and peer.expected_sender() is None:
+        # Finished before this program stopped: nothing to reconnect for.
+        print("This table's game is over.", flush=True)
+        if peer.sheet is not None:
+            print(peer.sheet.render())
+        return 0
     if peer is not None:
         if show:
             print("taking your seat back at this table...", flush=True)

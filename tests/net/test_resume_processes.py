@@ -128,8 +128,8 @@ def kinds_after(profile: Path, hand: int, kind: str, count: int) -> Callable[[],
 POINTS = {
     # name: (hand, kind, count) after which the program is killed, and the deals to play
     "ecart": ((1, "ecart", 1), 5),
-    "deal": ((1, "shuffle", 1), 1),
-    "bidding": ((1, "action", 1), 1),
+    "deal": ((1, "shuffle", 1), 2),
+    "bidding": ((1, "action", 1), 2),
     "mid-trick": ((1, "play", 5), 5),
     "score line": ((1, "score", 1), 2),
     "between hands": ((2, "key", 1), 2),
@@ -243,7 +243,7 @@ def test_the_relay_killed_and_restarted_serves_the_same_table(tmp_path: Path) ->
     serves the same table under the same code, the players reconnect by themselves, and
     the game finishes."""
     deadline = time.monotonic() + LIMIT
-    with relay_table(tmp_path, deals=1) as (relay, programs, code):
+    with relay_table(tmp_path, deals=2) as (relay, programs, code):
         reach("bidding", tmp_path / "p0", programs, deadline)
         relay.kill()
         relay.start()  # the same command

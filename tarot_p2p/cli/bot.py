@@ -94,8 +94,17 @@ def add_bot_options(p: argparse.ArgumentParser, level: str = "--level") -> None:
     )
 
 
+DESCRIPTION = (
+    "Let a bot take a seat at a table with its join code and play it out. --level chooses "
+    "how well it plays; --seed makes its choices repeatable (the cards are still dealt "
+    "secretly by the players' shuffles)."
+)
+
+
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("bot", help="let a bot take a seat at a table", description=__doc__)
+    p = subparsers.add_parser(
+        "bot", help="let a bot take a seat at a table", description=DESCRIPTION
+    )
     add_join_options(p)
     p.add_argument("--seed", default="0", help="seed of the bot's choices (not of the deal)")
     add_bot_options(p)

@@ -36,11 +36,19 @@ from tarot_p2p.rules.sheet import LineKind, ScoreSheet
 NAMES = ("North", "East", "South", "West", "Centre")
 
 
+DESCRIPTION = (
+    "Play a whole game on this computer between bots, each a full player with its own keys "
+    "talking only through a hub, then check that they all saved the same transcript and "
+    "score sheet, and audit the transcripts. --seed fixes the bots' choices, not the cards: "
+    "the deal comes from every player's secret shuffle."
+)
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "demo",
         help="a networked game of bots (each a full peer) through a hub, then its audit",
-        description=__doc__,
+        description=DESCRIPTION,
     )
     p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
     p.add_argument(

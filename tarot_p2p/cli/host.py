@@ -52,8 +52,18 @@ LINGER = 30.0
 """Seconds the hosted hub stays up after our game ends, for the others to finish."""
 
 
+DESCRIPTION = (
+    "Create a table, print the join code your friends type to sit down, and play your "
+    "seat in your browser (or at this terminal with --ui terminal). The table's hub runs "
+    "in this program; to go through a standalone relay instead, give the relay's code with "
+    "--relay, and your friends then join with --relay too. --bots N fills N seats with "
+    "bots playing in this program; --bot lets a bot play your own seat. If you have an "
+    "unfinished table, running host again takes it back (--new starts another one)."
+)
+
+
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("host", help="create a table and play at it", description=__doc__)
+    p = subparsers.add_parser("host", help="create a table and play at it", description=DESCRIPTION)
     p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
     length = p.add_mutually_exclusive_group()
     length.add_argument("--deals", type=int, help="play this many deals")

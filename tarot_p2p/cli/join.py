@@ -66,8 +66,18 @@ def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> No
     p.add_argument("--verbose", action="store_true", help="log what is ignored and why")
 
 
+DESCRIPTION = (
+    "Take a seat at a table with the join code the host gave you, and play in your browser "
+    "(or at this terminal with --ui terminal). When the host runs the table in its own "
+    "program, the code also proves who the host is. With a standalone relay (--relay) it "
+    "cannot: compare the host key shown with the table with the one your host tells you, "
+    "or require it with --host-key. If your program stops, run the same command again to "
+    "take your seat back."
+)
+
+
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("join", help="join a table and play at it", description=__doc__)
+    p = subparsers.add_parser("join", help="join a table and play at it", description=DESCRIPTION)
     add_join_options(p)
     add_seat_options(p, default_name=None)
     add_ui_options(p)

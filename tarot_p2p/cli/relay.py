@@ -44,11 +44,20 @@ def _hex_bytes(size: int) -> Callable[[str], bytes]:
     return parse
 
 
+DESCRIPTION = (
+    "Run a standalone hub for one table, for when no player can host: it prints the join "
+    "code the players use with --relay, and passes their messages on until you stop it. It "
+    "cannot read anyone's cards or change a message. Run it again with the same profile and "
+    "it serves the same table under the same code, and the players reconnect by themselves; "
+    "--new starts another table."
+)
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "relay",
         help="run a standalone hub for one table and print its join code",
-        description=__doc__,
+        description=DESCRIPTION,
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (0: any free)")

@@ -17,13 +17,19 @@ from typing import Any
 from tarot_p2p.cli.player import add_ui_options
 from tarot_p2p.net.profile import Profile, ProfileError, TableState
 
+DESCRIPTION = (
+    "Take your seat back at an unfinished table (your computer slept, the connection "
+    "dropped for good, the window was closed): it finds the table in your profile and plays "
+    "on from where the game stood, as the host or as a player. --list shows your unfinished "
+    "tables."
+)
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "resume",
         help="take your seat back at an unfinished table",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=DESCRIPTION,
     )
     p.add_argument(
         "table",

@@ -32,7 +32,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.net.joincode import fingerprint
-from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, decode, encode
+from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, encode, load_signed
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.protocol.peer import Peer, read_setup
 from tarot_p2p.rules.config import TableConfig
@@ -94,15 +94,9 @@ def join_request(identity: Ed25519PrivateKey, name: str, table_id: bytes) -> byt
 def read_join_request(wire: bytes, table_id: bytes) -> JoinRequest:
     """Parse and verify a join request for ``table_id`` (raises :class:`LobbyError`)."""
     try:
-        outer = decode(wire, _LIMITS)
-        if not (isinstance(outer, list) and len(outer) == 2):
-            raise LobbyError("not [payload, signature]")
-        payload, signature = outer
-        if not isinstance(payload, bytes) or not isinstance(signature, bytes):
-            raise LobbyError("payload and signature are byte strings")
-        request = _REQUEST.load(decode(payload, _LIMITS), "join request")
+        payload, signature, request = load_signed(wire, _LIMITS, _REQUEST, "join request")
     except DecodeError as exc:
-        raise LobbyError(f"join request: {exc}") from None
+        raise LobbyError(str(exc)) from None
     if request.kind != "join" or request.table_id != table_id:
         raise LobbyError("not a join request for this table")
     try:

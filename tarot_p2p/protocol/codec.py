@@ -289,3 +289,19 @@ class Schema(Generic[T]):
         except SchemaError as exc:
             raise EncodeError(str(exc)) from exc
         return out
+
+
+def load_signed(
+    wire: bytes, limits: Limits, schema: Schema[T], where: str
+) -> tuple[bytes, bytes, T]:
+    """``[payload, signature]``, the form of every signed message outside the transcript
+    (join request, sync request, forfeit claim): the payload's bytes, the signature's bytes
+    and the payload read by ``schema``. Checking the signature is the caller's: which key,
+    and over which domain, depends on the message. Raises :class:`DecodeError`."""
+    outer = decode(wire, limits)
+    if not (isinstance(outer, list) and len(outer) == 2):
+        raise DecodeError(f"{where}: not [payload, signature]")
+    payload, signature = outer
+    if not isinstance(payload, bytes) or not isinstance(signature, bytes):
+        raise DecodeError(f"{where}: payload and signature are byte strings")
+    return payload, signature, schema.load(decode(payload, limits), where)

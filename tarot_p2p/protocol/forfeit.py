@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, UInt, decode, encode
+from tarot_p2p.protocol.codec import (
+    Bytes,
+    DecodeError,
+    Limits,
+    Schema,
+    Text,
+    UInt,
+    encode,
+    load_signed,
+)
 from tarot_p2p.protocol.envelope import DIGEST_LEN, TABLE_ID_LEN, Roster
 
 FORFEIT_DOMAIN = b"tarot-p2p/forfeit/v1\x00"
@@ -112,15 +121,9 @@ def verify_claim(key: Ed25519PublicKey, table_id: bytes, claim: Claim) -> bool:
 def read_claim(wire: bytes, table_id: bytes, members: Roster) -> Claim:
     """Parse and verify a claim; ``members`` is the set-up's roster, by member index."""
     try:
-        outer = decode(wire, _LIMITS)
-        if not (isinstance(outer, list) and len(outer) == 2):
-            raise ClaimError("not [payload, signature]")
-        payload, signature = outer
-        if not isinstance(payload, bytes) or not isinstance(signature, bytes):
-            raise ClaimError("payload and signature are byte strings")
-        fields = _SCHEMA.load(decode(payload, _LIMITS), "forfeit claim")
+        _, signature, fields = load_signed(wire, _LIMITS, _SCHEMA, "forfeit claim")
     except DecodeError as exc:
-        raise ClaimError(f"forfeit claim: {exc}") from None
+        raise ClaimError(str(exc)) from None
     if fields.kind != FORFEIT_KIND or fields.table_id != table_id:
         raise ClaimError("not a forfeit claim for this table")
     key = members.get(fields.member)

@@ -31,7 +31,16 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, UInt, decode, encode
+from tarot_p2p.protocol.codec import (
+    Bytes,
+    DecodeError,
+    Limits,
+    Schema,
+    Text,
+    UInt,
+    encode,
+    load_signed,
+)
 from tarot_p2p.protocol.envelope import DIGEST_LEN, TABLE_ID_LEN, Roster
 from tarot_p2p.protocol.transcript import Transcript
 
@@ -99,15 +108,9 @@ def sync_request(
 def read_sync_request(wire: bytes, table_id: bytes, members: Roster) -> SyncRequest:
     """Parse and verify a request; ``members`` is the set-up's roster, by member index."""
     try:
-        outer = decode(wire, _LIMITS)
-        if not (isinstance(outer, list) and len(outer) == 2):
-            raise SyncError("not [payload, signature]")
-        payload, signature = outer
-        if not isinstance(payload, bytes) or not isinstance(signature, bytes):
-            raise SyncError("payload and signature are byte strings")
-        fields = _SCHEMA.load(decode(payload, _LIMITS), "sync request")
+        payload, signature, fields = load_signed(wire, _LIMITS, _SCHEMA, "sync request")
     except DecodeError as exc:
-        raise SyncError(f"sync request: {exc}") from None
+        raise SyncError(str(exc)) from None
     if fields.kind != SYNC_KIND or fields.table_id != table_id:
         raise SyncError("not a sync request for this table")
     key = members.get(fields.member)

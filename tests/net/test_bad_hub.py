@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.net.hub import Hub
@@ -85,19 +86,32 @@ def honest(member: int, message: bytes, offered: int) -> list[tuple[float, bytes
     return [(0.0, message)]
 
 
-async def play(tmp_path: Path, players: int, plan: Plan, seed: str, members: int = -1) -> Game:
-    """One deal; every member's incoming messages rewritten by ``plan`` (or only
-    ``members``'s when it is not -1)."""
-    keys = [identity(seed, i) for i in range(players)]
+async def run_table(
+    tmp_path: Path,
+    keys: list[Ed25519PrivateKey],
+    link_for: Callable[[int, MessageLink], MessageLink],
+) -> Game:
+    """One deal of bots, member ``i`` talking through ``link_for(i, its hub link)``."""
+    players = len(keys)
     hub = Hub(keys[0], TABLE_ID, SECRET)
     game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
     async with trio.open_nursery() as nursery:
         for i in range(players):
-            rewrite = plan if members in (-1, i) else honest
-            link = RelayedLink(hub.local_link(), i, rewrite)
+            link = link_for(i, hub.local_link())
             nursery.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
             await joined(hub, i + 1 if i else 0)
     return game
+
+
+async def play(tmp_path: Path, players: int, plan: Plan, seed: str, members: int = -1) -> Game:
+    """One deal; every member's incoming messages rewritten by ``plan`` (or only
+    ``members``'s when it is not -1)."""
+    keys = [identity(seed, i) for i in range(players)]
+
+    def link_for(i: int, inner: MessageLink) -> MessageLink:
+        return RelayedLink(inner, i, plan if members in (-1, i) else honest)
+
+    return await run_table(tmp_path, keys, link_for)
 
 
 def lossy(seed: int, drop: float, dup: float, delay: float, reorder: float) -> Plan:
@@ -217,14 +231,11 @@ async def test_a_split_view_of_two_signed_versions_names_the_signer_everywhere(
                 return []
         return [(0.0, message)]
 
-    hub = Hub(keys[0], TABLE_ID, SECRET)
-    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
-    async with trio.open_nursery() as nursery:
-        for i in range(players):
-            link_class = Equivocating if i == cheat_member else RelayedLink
-            link = link_class(hub.local_link(), i, plan)
-            nursery.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
-            await joined(hub, i + 1 if i else 0)
+    game = await run_table(
+        tmp_path,
+        keys,
+        lambda i, inner: (Equivocating if i == cheat_member else RelayedLink)(inner, i, plan),
+    )
     assert len(versions) == 2
     cheat = game.seats[cheat_member].peer
     assert cheat is not None
@@ -265,14 +276,11 @@ async def test_a_hand_0_message_after_the_draw_is_blamed_on_its_signers_seat(
                 message = stale
             await self.inner.send(message)
 
-    hub = Hub(keys[0], TABLE_ID, SECRET)
-    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
-    async with trio.open_nursery() as nursery:
-        for i in range(players):
-            link_class = Stale if i == cheat_member else RelayedLink
-            link = link_class(hub.local_link(), i, honest)
-            nursery.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
-            await joined(hub, i + 1 if i else 0)
+    game = await run_table(
+        tmp_path,
+        keys,
+        lambda i, inner: (Stale if i == cheat_member else RelayedLink)(inner, i, honest),
+    )
     cheat = game.seats[cheat_member].peer
     assert sent and cheat is not None and cheat.seating is not None
     assert cheat.seat == cheat.seating.index(cheat_member) != cheat_member  # a real test
@@ -364,8 +372,6 @@ async def test_a_seat_whose_message_the_relay_swallowed_takes_the_abandon_withou
     others never took the bid); all end with one transcript and nobody is blamed."""
     players = 3
     keys = [identity("swallow", i) for i in range(players)]
-    hub = Hub(keys[0], TABLE_ID, SECRET)
-    game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
     victim_member = 2
     swallowed: list[bytes] = []
 
@@ -385,12 +391,11 @@ async def test_a_seat_whose_message_the_relay_swallowed_takes_the_abandon_withou
             return []  # never delivered to anyone
         return [(0.0, message)]
 
-    async with trio.open_nursery() as nursery:
-        for i in range(players):
-            cls = Swallowing if i == victim_member else RelayedLink
-            link = cls(hub.local_link(), i, plan)
-            nursery.start_soon(sit, game, i, link, one_deal(players), tmp_path, TIMEOUTS)
-            await joined(hub, i + 1 if i else 0)
+    game = await run_table(
+        tmp_path,
+        keys,
+        lambda i, inner: (Swallowing if i == victim_member else RelayedLink)(inner, i, plan),
+    )
     assert swallowed
     victim = game.seats[victim_member].peer
     outcomes = [s.outcome for s in game.seats]

@@ -128,8 +128,13 @@ def report(outcome: Outcome, peer: Peer) -> int:
     if outcome.finished and peer.sheet is not None:
         print(peer.sheet.render())
     elif outcome.abort is not None:
-        print(f"Hand {outcome.abort.hand} aborted ({outcome.abort.kind}): {outcome.abort.reason}")
-        print(f"aborted-hand record: {files.abort}")
+        abort = outcome.abort
+        print(f"Deal {abort.hand} stopped: {abort.reason}")
+        if abort.kind == "violation":
+            print("This table cannot go on: the proof is kept in the record below.")
+        else:
+            print("Nothing is lost: run the same command again later to go on with this table.")
+        print(f"record of the stop: {files.abort}")
     print(f"transcript: {files.transcript}")
     print(f"score sheet: {files.sheet}")
     return 0 if outcome.finished else 1

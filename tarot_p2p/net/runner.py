@@ -137,7 +137,7 @@ class Notice:
 
     ``kind`` is ``waiting`` (for ``seat``, since ``seconds``), ``absent`` (``seat`` has
     been silent past its limit; the others may soon score its abandon), ``claimed``
-    (seat ``by`` claimed ``seat`` absent), ``back`` (``seat`` asked for the records it
+    (another seat claimed ``seat`` absent), ``back`` (``seat`` asked for the records it
     missed: it is reconnecting and alive), ``reconnecting`` (our own link is down, since
     ``seconds``) or ``connected`` (our link is back)."""
 
@@ -145,8 +145,6 @@ class Notice:
     seat: int | None
     name: str | None
     seconds: float
-    by: int | None = None
-    """For ``claimed``: the seat that claimed ``seat`` absent."""
 
 
 class Policy(Protocol):
@@ -623,8 +621,7 @@ class TableRunner:
         except ClaimError:
             claim = None
         if claim is not None:
-            claimer = peer.seat_of_member(claim.member)
-            await self._notice("claimed", claim.slot.absent, 0.0, by=claimer)
+            await self._notice("claimed", claim.slot.absent, 0.0)
             await self._try_abandon()
             return
         try:
@@ -756,14 +753,12 @@ class TableRunner:
             await self._save_sheet()
         await self.policy.observe(self.peer, events)
 
-    async def _notice(
-        self, kind: str, seat: int | None, seconds: float, *, by: int | None = None
-    ) -> None:
+    async def _notice(self, kind: str, seat: int | None, seconds: float) -> None:
         show = getattr(self.policy, "notice", None)
         if show is None:
             return
         name = None if seat is None else self.peer.names[seat]
-        await show(self.peer, Notice(kind, seat, name, seconds, by))
+        await show(self.peer, Notice(kind, seat, name, seconds))
 
     async def _save_sheet(self) -> None:
         await self._persist()  # the transcript the sheet rests on, durable first
@@ -800,12 +795,11 @@ class TableRunner:
         peer = self.peer
         seat = peer.expected_sender()
         name = "nobody" if seat is None else peer.names[seat]
-        kinds = "/".join(peer.expected_types())
         return self._stop(
             "absence",
             seat,
-            f"no {kinds} from {name} (seat {seat}) within {limit:g} s; their connection "
-            "or the relay may be the cause",
+            f"{name} sent nothing for {round(limit)} s when it was their turn; their "
+            "connection or the relay may be the cause",
         )
 
     def _violation(self, exc: SeatViolation) -> _Stop:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from tarot_p2p.bots.knowledge import trick_winner
 from tarot_p2p.rules.actions import Action, Bid, CallCard, Discard, Go, Misere, Play, Poignee
 from tarot_p2p.rules.cards import (
     EXCUSE,
@@ -56,24 +57,6 @@ def hand_strength(hand: CardSet, players: int) -> int:
             score += 2 * (n - 4)
     # Fewer players, bigger hands: scale to the four-player scale.
     return score * 18 // {2: 18, 3: 24, 4: 18, 5: 15}[players]
-
-
-def _trick_winner(trick: Sequence[int]) -> int:
-    """Index in ``trick`` of the card winning so far (-1 if only the Excuse)."""
-    best = -1
-    for i, c in enumerate(trick):
-        if c == EXCUSE:
-            continue
-        if best < 0:
-            best = i
-            continue
-        b = trick[best]
-        if SUIT_OF[c] == TRUMP_SUIT:
-            if SUIT_OF[b] != TRUMP_SUIT or c > b:
-                best = i
-        elif SUIT_OF[c] == SUIT_OF[b] and c > b:
-            best = i
-    return best
 
 
 def choose_action(obs: Observation, legal: Sequence[Action], rng: random.Random) -> Action:
@@ -153,14 +136,14 @@ def _play(obs: Observation, plays: list[Play], rng: random.Random) -> Action:
         safe = [c for c in non_excuse if c != PETIT] or non_excuse
         return Play(min(safe))
     trick = list(obs.trick)
-    best_i = _trick_winner(trick)
+    best_i = trick_winner(trick)
     winner_seat = obs.trick_seats[best_i] if best_i >= 0 else -1
     last_to_play = len(trick) + 1 == obs.players
     if winner_seat >= 0 and friend(winner_seat) and (last_to_play or _strong(trick[best_i])):
         # Feed points to the side winning the trick, keeping the petit out of danger.
         feed = [c for c in non_excuse if c != PETIT or last_to_play]
         return Play(max(feed or non_excuse, key=lambda c: (HALF_POINTS[c], -c)))
-    winning = [c for c in non_excuse if _trick_winner([*trick, c]) == len(trick)]
+    winning = [c for c in non_excuse if trick_winner([*trick, c]) == len(trick)]
     if winning:
         safe = [c for c in winning if c != PETIT or last_to_play]
         if safe:

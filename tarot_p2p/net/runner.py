@@ -43,7 +43,8 @@ protocol refuses (``violation``, with the signed evidence); our link could not b
 back (``disconnected``, nobody named). Every end but the first writes an **aborted-hand
 record** (JSON) next to the transcript; an absence or a lost link can be resumed later
 from the same files. The score sheet is rewritten (atomically: temporary file,
-``fsync``, rename) after each agreed hand, so a crash loses nothing that was agreed.
+``fsync``, rename) after each agreed hand, so a crash loses nothing that was agreed;
+then the game is recorded in the player's history (:mod:`.history`), which never stops it.
 
 The policy is told what it may show a player while it waits (:class:`Notice`): whom we
 wait for and since when, a seat that came back, our own link going down and up.
@@ -63,7 +64,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import trio
 
@@ -85,6 +86,9 @@ from tarot_p2p.rules.actions import Action, Discard
 from tarot_p2p.rules.cards import CardSet
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.state import State
+
+if TYPE_CHECKING:
+    from tarot_p2p.net.history import HistoryWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -337,6 +341,7 @@ class TableRunner:
         timeouts: Timeouts = Timeouts(),
         offload: bool = True,
         reconnect: Connector | None = None,
+        history: HistoryWriter | None = None,
     ) -> None:
         if peer.seat is None:
             raise ValueError("an observer does not play: give the peer a seat")
@@ -347,6 +352,7 @@ class TableRunner:
         self.timeouts = timeouts
         self.offload = offload
         self.reconnect = reconnect
+        self.history = history
         self.stats = WireStats()
         self._store: TranscriptStore | None = None
         self._saved = 0
@@ -746,6 +752,8 @@ class TableRunner:
             self._secrets = blob
 
     async def _after(self, events: Sequence[PeerEvent]) -> None:
+        if self.history is not None:
+            self.history.observe(self.peer, events)
         sheet = self.peer.sheet
         lines = -1 if sheet is None else len(sheet.lines)
         if lines != self._sheet_lines:
@@ -763,6 +771,8 @@ class TableRunner:
     async def _save_sheet(self) -> None:
         await self._persist()  # the transcript the sheet rests on, durable first
         await self._run(write_json_atomic, self.files.sheet, sheet_document(self.peer, self.files))
+        if self.history is not None:
+            await self._run(self.history.save, self.files.directory)
 
     def _stop(
         self,

@@ -16,6 +16,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import RandomSource, SecretsRandom
+from tarot_p2p.net.history import HistoryWriter, history_path
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.net.lobby import (
@@ -164,7 +165,8 @@ async def play_seat(
     reconnect: Connector | None = None,
 ) -> Outcome:
     """Run ``peer`` to the end of the game; its files go under ``data_dir`` (a profile's
-    tables folder). ``reconnect`` opens a new link when this one fails."""
+    tables folder), and the game into that folder's history. ``reconnect`` opens a new
+    link when this one fails."""
     me = identity.public_key().public_bytes_raw()
     files = SeatFiles.for_table(data_dir, peer.table_id, me)
     runner = TableRunner(
@@ -175,6 +177,7 @@ async def play_seat(
         timeouts=timeouts or Timeouts(),
         offload=offload,
         reconnect=reconnect,
+        history=HistoryWriter(history_path(data_dir)),
     )
     return await runner.run()
 

@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "host",
     "join",
     "resume",
+    "history",
     "bot",
     "demo",
     "audit",

@@ -1,0 +1,201 @@
+"""The game history: recorded through real games (every seat a full peer on an in-process
+hub, as ``host --bots`` plays), rebuilt from the table folders, and never in a game's way
+(damaged, locked, missing database)."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+import trio
+
+from tarot_p2p.cli.house_bots import bot_profile, host_with_house_bots
+from tarot_p2p.net.game_record import DealDetail, Game, Result, read_table
+from tarot_p2p.net.history import (
+    HISTORY_FILE,
+    SCHEMA_VERSION,
+    HistoryError,
+    HistoryWriter,
+    load_games,
+    open_history,
+    rebuild,
+    store_game,
+)
+from tarot_p2p.net.runner import Outcome, Timeouts
+from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.sheet import LineKind
+from tests.net.test_game import Scripted
+
+TIMEOUTS = Timeouts(message=60, decision=60)
+NAMES = ["Ana", "Bruno", "Chloé", "Denis", "Élise"]
+
+
+async def play(tables: Path, players: int, deals: int, contract: Contract) -> list[Outcome]:
+    """A whole game: the host (a scripted bot) and house bots, all through ``play_seat``,
+    so each records its game in its own profile's history. The first to speak in each
+    deal takes ``contract``."""
+    config = TableConfig(players=players, game_end=GameEnd.DEALS, game_length=deals)
+    with trio.fail_after(240):
+        _, host, bots = await host_with_house_bots(
+            Scripted(contract, 0),
+            NAMES[0],
+            config,
+            NAMES[1:players],
+            lambda i: Scripted(contract, i + 1),
+            tables,
+            TIMEOUTS,
+        )
+    return [host, *bots]
+
+
+def stored(path: Path) -> list[Game]:
+    with closing(open_history(path, pytest.fail)) as conn:
+        return load_games(conn)
+
+
+def without_times(game: Game) -> Game:
+    """A game as the files say it (the times depend on when it was saved)."""
+    return Game(
+        game.table_id,
+        game.folder,
+        game.config,
+        game.players,
+        game.first_dealer,
+        game.deals,
+        game.result,
+        game.named,
+        game.transcript,
+        game.transcript_sha256,
+        game.messages,
+        game.stops,
+    )
+
+
+async def test_every_seat_records_the_game_and_a_rebuild_finds_the_same(tmp_path: Path) -> None:
+    tables = tmp_path / "tables"
+    outcomes = await play(tables, 5, 2, Contract.GARDE)
+    assert all(o.finished for o in outcomes)
+    histories = [tables / HISTORY_FILE] + [
+        bot_profile(tables, i).tables / HISTORY_FILE for i in range(4)
+    ]
+    games = [stored(path) for path in histories]
+    assert all(len(g) == 1 for g in games)
+    mine = games[0][0]
+    assert mine.result is Result.FINISHED and mine.ended is not None
+    assert [p.name for p in mine.players if p.me] == ["Ana"]
+    assert sorted(p.name for p in mine.players) == sorted(NAMES)
+    assert {g[0].players[g[0].me].name for g in games} == set(NAMES)  # each seat is "me" once
+    assert len({g[0].my_key for g in games}) == 5
+    assert len({g[0].transcript_sha256 for g in games}) == 1
+    # The lines are the agreed sheet's, and every scored deal carries its contract.
+    sheet = outcomes[0].peer.sheet if outcomes[0].peer is not None else None
+    assert sheet is not None
+    assert [d.scores for d in mine.deals] == [line.scores for line in sheet.lines]
+    assert mine.sheet().totals == sheet.totals
+    for deal in mine.deals:
+        if deal.kind is LineKind.HAND:
+            assert deal.detail.contract == "garde" and deal.detail.taker is not None
+            assert deal.detail.made == (" made by " in deal.note)
+            assert deal.note.startswith(mine.players[deal.detail.taker].name)
+    # What the runner saw live is what the offline audit recomputes from the transcript.
+    rebuilt_path = tmp_path / "rebuilt.db"
+    done = rebuild(rebuilt_path, tables, lambda _: None, pytest.fail)
+    assert done.recorded == [mine.folder] and not done.skipped
+    assert [without_times(g) for g in stored(rebuilt_path)] == [without_times(mine)]
+
+
+async def test_a_damaged_history_is_moved_aside_and_the_game_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    garbage = b"this is not a database, whatever it was" * 100
+    (tables / HISTORY_FILE).write_bytes(garbage)
+    with caplog.at_level(logging.WARNING):
+        outcomes = await play(tables, 3, 1, Contract.PRISE)
+    assert outcomes[0].finished
+    aside = list(tables.glob(f"{HISTORY_FILE}.damaged-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == garbage
+    told = [r.getMessage() for r in caplog.records if "damaged" in r.getMessage()]
+    assert len(told) == 1 and "tarot-p2p history --rebuild" in told[0]
+    (game,) = stored(tables / HISTORY_FILE)  # the fresh database holds the game
+    assert game.result is Result.FINISHED
+    # Lost earlier games come back from the folders.
+    (tables / HISTORY_FILE).unlink()
+    rebuild(tables / HISTORY_FILE, tables, lambda _: None, pytest.fail)
+    assert [without_times(g) for g in stored(tables / HISTORY_FILE)] == [without_times(game)]
+
+
+async def test_a_locked_history_warns_once_and_the_game_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    path = tables / HISTORY_FILE
+    stored(path)  # create it
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another program holds it for the whole game
+    try:
+        with caplog.at_level(logging.WARNING):
+            outcomes = await play(tables, 3, 2, Contract.PRISE)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert outcomes[0].finished
+    warnings = [r.getMessage() for r in caplog.records if r.name == "tarot_p2p.net.history"]
+    host_warnings = [w for w in warnings if "could not write your game history" in w]
+    assert host_warnings and all(w.endswith("; the game goes on") for w in host_warnings)
+    assert len(host_warnings) == 1  # once per seat, and the bots' histories are elsewhere
+    assert stored(path) == []
+
+
+def test_saves_that_fail_only_warn_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    writer = HistoryWriter(tmp_path / "gone" / HISTORY_FILE)
+    with caplog.at_level(logging.WARNING):
+        writer.save(tmp_path / "no-table")
+        writer.save(tmp_path / "no-table")
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert warnings[0].getMessage().startswith("could not write your game history (")
+
+
+def test_a_history_from_a_newer_version_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / HISTORY_FILE
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION + 1,))
+        conn.commit()
+    with pytest.raises(HistoryError, match="newer tarot-p2p"):
+        open_history(path, pytest.fail)
+    assert path.exists() and not list(tmp_path.glob("*.damaged-*"))
+
+
+def test_an_empty_database_is_brought_to_the_current_schema(tmp_path: Path) -> None:
+    path = tmp_path / HISTORY_FILE
+    sqlite3.connect(path).close()  # version 0: no table at all
+    with closing(open_history(path, pytest.fail)) as conn:
+        (version,) = conn.execute("SELECT version FROM schema_version").fetchone()
+        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+    assert version == SCHEMA_VERSION and mode == "wal"
+
+
+async def test_saving_again_never_duplicates_nor_forgets(tmp_path: Path) -> None:
+    """A resumed seat saves the same table again without the details of the hands it
+    replayed: the rows stay as they were."""
+    tables = tmp_path / "tables"
+    await play(tables, 3, 2, Contract.GARDE)
+    (game,) = stored(tables / HISTORY_FILE)
+    folder = tables / game.folder
+    assert any(d.detail.contract for d in game.deals)
+    again = read_table(folder, {})  # what a seat taken back knows: no detail
+    assert all(d.detail == DealDetail() for d in again.deals)
+    with closing(open_history(tables / HISTORY_FILE, pytest.fail)) as conn:
+        store_game(conn, again, started=2e9, ended=2e9)
+        store_game(conn, again, started=2e9, ended=2e9)
+    (after,) = stored(tables / HISTORY_FILE)
+    assert after.deals == game.deals
+    assert after.started == game.started  # the earlier start is kept

@@ -407,6 +407,7 @@ def player_totals(games: Sequence[Game]) -> list[PlayerTotals]:
             row = found.setdefault(
                 player.fingerprint, PlayerTotals(player.name, player.fingerprint, player.me)
             )
+            row.me = row.me or player.me  # this profile may have had several keys
             row.games += 1
             row.deals += len(game.deals)
             row.total += totals[seat]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from contextlib import closing
@@ -258,3 +259,15 @@ def test_a_hosted_game_is_in_the_history_and_comes_back_after_a_rebuild(tmp_path
     assert {k: v for k, v in json.loads(after.stdout).items() if k in keep} == {
         k: v for k, v in json.loads(before.stdout).items() if k in keep
     }
+
+
+def test_a_game_the_database_holds_damaged_is_a_plain_error(
+    profile: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with closing(sqlite3.connect(profile / "tables" / HISTORY_FILE)) as conn:
+        conn.execute("UPDATE scores SET score = score + 1 WHERE number = 1 AND seat = 0")
+        conn.commit()
+    code, out, err = history(capsys, profile, "2")
+    assert code == 2 and not out
+    assert err.startswith("error: cannot read your game history (")
+    assert "tarot-p2p history --rebuild" in err and "Traceback" not in err

@@ -39,6 +39,10 @@ STOPPED = {
 }
 
 
+class NoSuchGame(Exception):
+    """The game asked for is not in the history (message for the player)."""
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("history", help="the games you played", description=DESCRIPTION)
     p.add_argument(
@@ -74,29 +78,36 @@ def run(args: argparse.Namespace) -> int:
         else:
             with closing(open_history(path, _tell)) as conn:
                 games = load_games(conn)
-    except (HistoryError, OSError, sqlite3.Error) as exc:
+        text = _output(args, games)
+    except (HistoryError, OSError, sqlite3.Error, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"error: cannot read your game history ({reason}).", file=sys.stderr)
+        print(
+            f"error: cannot read your game history ({reason}). To read your tables again, "
+            "run: tarot-p2p history --rebuild",
+            file=sys.stderr,
+        )
         return 2
+    except NoSuchGame as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0
+
+
+def _output(args: argparse.Namespace, games: list[Game]) -> str:
+    """What to print; raises :class:`NoSuchGame` for a game not there,
+    ``ValueError`` for a game the database holds damaged."""
     if args.players:
         totals = player_totals(games)
-        print(json.dumps(_players_json(totals), indent=2) if args.json else _players(totals))
-        return 0
+        return json.dumps(_players_json(totals), indent=2) if args.json else _players(totals)
     if args.game is not None:
-        chosen = _choose(games, args.game)
-        if isinstance(chosen, str):
-            print(f"error: {chosen}", file=sys.stderr)
-            return 2
-        number, game = chosen
-        print(json.dumps(_game_json(number, game), indent=2) if args.json else _game(number, game))
-        return 0
+        number, game = _choose(games, args.game)
+        return json.dumps(_game_json(number, game), indent=2) if args.json else _game(number, game)
     if args.json:
-        print(
-            json.dumps({"games": [_summary_json(i, g) for i, g in enumerate(games, 1)]}, indent=2)
+        return json.dumps(
+            {"games": [_summary_json(i, g) for i, g in enumerate(games, 1)]}, indent=2
         )
-    else:
-        print(_list(games))
-    return 0
+    return _list(games)
 
 
 def _tell(message: str) -> None:
@@ -117,21 +128,22 @@ def _rebuild(path: Path, tables: Path) -> None:
         print(f"  table {folder} left out: {why}", file=sys.stderr)
 
 
-def _choose(games: Sequence[Game], key: str) -> tuple[int, Game] | str:
-    """The game named by its number in the list or a table name prefix, or why not."""
+def _choose(games: Sequence[Game], key: str) -> tuple[int, Game]:
+    """The game named by its number in the list or a table name prefix
+    (:class:`NoSuchGame` saying why not)."""
     if not games:
-        return "your history holds no game yet"
+        raise NoSuchGame("your history holds no game yet")
     text = key.strip().lower()
     if text.isdigit():
         number = int(text)
         if 1 <= number <= len(games):
             return number, games[number - 1]
-        return f"there is no game {number}: the list goes from 1 to {len(games)}"
-    found = [(i, g) for i, g in enumerate(games, 1) if g.folder.startswith(text) and text]
+        raise NoSuchGame(f"there is no game {number}: the list goes from 1 to {len(games)}")
+    found = [(i, g) for i, g in enumerate(games, 1) if text and g.folder.startswith(text)]
     if len(found) == 1:
         return found[0]
     what = "no game's table name starts" if not found else "several games' table names start"
-    return f"{what} with {key!r}; see the list with: tarot-p2p history"
+    raise NoSuchGame(f"{what} with {key!r}; see the list with: tarot-p2p history")
 
 
 # ---------------------------------------------------------------------- words

@@ -256,9 +256,11 @@ def rules_summary(config: TableConfig) -> str:
 
 
 def read_table(directory: Path, details: Mapping[int, DealDetail]) -> Game:
-    """The game kept in a table folder; raises :class:`RecordError` when the folder holds
-    no usable set-up or score sheet yet (a table left before its seats were drawn has a
-    sheet with no lines; one never started has none)."""
+    """The game kept in a table folder, with ``details`` by deal number.
+
+    Raises :class:`RecordError` for a folder with no game yet (no set-up record; no score
+    sheet, which the runner writes once the seats are drawn or when it stops) or with
+    damaged files."""
     files = SeatFiles(directory)
     try:
         data = files.transcript.read_bytes()
@@ -268,7 +270,8 @@ def read_table(directory: Path, details: Mapping[int, DealDetail]) -> Game:
         config, keys, setup_names = read_setup(frames.records[0], frames.table_id)
         document = json.loads(files.sheet.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise RecordError(f"{Path(exc.filename or directory).name} is missing") from None
+        missing = "transcript" if exc.filename == str(files.transcript) else "score sheet"
+        raise RecordError(f"it has no {missing}: the game never really started") from None
     except OSError as exc:
         raise RecordError(f"cannot read {exc.filename}: {exc.strerror}") from None
     except (TranscriptFileError, ProtocolError, ValueError) as exc:

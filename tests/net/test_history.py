@@ -199,3 +199,16 @@ async def test_saving_again_never_duplicates_nor_forgets(tmp_path: Path) -> None
     (after,) = stored(tables / HISTORY_FILE)
     assert after.deals == game.deals
     assert after.started == game.started  # the earlier start is kept
+
+
+def test_a_rebuild_leaves_out_folders_it_cannot_read_and_says_why(tmp_path: Path) -> None:
+    tables = tmp_path / "tables"
+    (tables / "aaaa-1111").mkdir(parents=True)
+    (tables / "aaaa-1111" / "transcript.tp2p").write_bytes(b"not a transcript")
+    (tables / "bbbb-2222").mkdir()  # a table joined, never started: nothing to say
+    seen: list[str] = []
+    done = rebuild(tables / HISTORY_FILE, tables, seen.append, pytest.fail)
+    assert done.recorded == [] and seen == ["reading table aaaa-1111 (1 of 2)"]
+    ((folder, why),) = done.skipped
+    assert folder == "aaaa-1111" and why.startswith("the table's files are damaged")
+    assert stored(tables / HISTORY_FILE) == []

@@ -17,7 +17,8 @@ import pytest
 from tarot_p2p.cli.house_bots import bot_names
 from tarot_p2p.cli.main import main
 from tarot_p2p.net.game_record import Deal, DealDetail, Game, Player, Result, Stop
-from tarot_p2p.net.history import HISTORY_FILE, open_history, store_game
+from tarot_p2p.net.history import open_history, store_game
+from tarot_p2p.net.profile import HISTORY_FILE
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import LineKind
 
@@ -89,8 +90,7 @@ def stopped_game() -> Game:
 
 @pytest.fixture
 def profile(tmp_path: Path) -> Path:
-    (tmp_path / "tables").mkdir()
-    with closing(open_history(tmp_path / "tables" / HISTORY_FILE, pytest.fail)) as conn:
+    with closing(open_history(tmp_path / HISTORY_FILE, pytest.fail)) as conn:
         store_game(conn, five_player_game(), 1_700_000_000.0, 1_700_003_600.0)
         store_game(conn, stopped_game(), 1_700_100_000.0, 1_700_101_000.0)
     return tmp_path
@@ -214,12 +214,11 @@ def test_an_empty_profile_says_what_to_do_and_creates_nothing(
 def test_a_damaged_history_is_set_aside_with_a_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "tables").mkdir()
-    (tmp_path / "tables" / HISTORY_FILE).write_bytes(b"\x00garbage" * 512)
+    (tmp_path / HISTORY_FILE).write_bytes(b"\x00garbage" * 512)
     code, out, err = history(capsys, tmp_path)
     assert code == 0 and "no game yet" in out
     assert "your game history was damaged" in err and "tarot-p2p history --rebuild" in err
-    assert len(list((tmp_path / "tables").glob(f"{HISTORY_FILE}.damaged-*"))) == 1
+    assert len(list(tmp_path.glob(f"{HISTORY_FILE}.damaged-*"))) == 1
 
 
 def run(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -249,7 +248,7 @@ def test_a_hosted_game_is_in_the_history_and_comes_back_after_a_rebuild(tmp_path
     sheet = json.loads(next((tmp_path / "tables").glob("*/sheet.json")).read_text())
     assert game["my_total"] == sheet["sheet"]["totals"][sheet["seat"]]
     before = run("history", "1", "--json", "--profile", profile)
-    (tmp_path / "tables" / HISTORY_FILE).unlink()
+    (tmp_path / HISTORY_FILE).unlink()
     rebuilt = run("history", "--rebuild", "--profile", profile)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "Your history now holds the 1 game found" in rebuilt.stderr
@@ -264,7 +263,7 @@ def test_a_hosted_game_is_in_the_history_and_comes_back_after_a_rebuild(tmp_path
 def test_a_game_the_database_holds_damaged_is_a_plain_error(
     profile: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with closing(sqlite3.connect(profile / "tables" / HISTORY_FILE)) as conn:
+    with closing(sqlite3.connect(profile / HISTORY_FILE)) as conn:
         conn.execute("UPDATE scores SET score = score + 1 WHERE number = 1 AND seat = 0")
         conn.commit()
     code, out, err = history(capsys, profile, "2")

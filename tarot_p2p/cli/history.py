@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tarot_p2p.net.game_record import Deal, Game, PlayerTotals, Result, player_totals
-from tarot_p2p.net.history import HistoryError, history_path, load_games, open_history, rebuild
+from tarot_p2p.net.history import HistoryError, load_games, open_history, rebuild
 from tarot_p2p.net.profile import Profile
 
 DESCRIPTION = (
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print("error: ask for one game or for --players, not both", file=sys.stderr)
         return 2
     profile = Profile(args.profile)
-    path = history_path(profile.tables)
+    path = profile.history
     try:
         if args.rebuild:
             _rebuild(path, profile.tables)

@@ -243,6 +243,7 @@ async def _host(
                 identity,
                 timeouts=timeouts,
                 reconnect=reconnect,
+                history=profile.history,
             )
         finally:
             with trio.CancelScope(shield=True):

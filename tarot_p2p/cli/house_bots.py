@@ -59,7 +59,9 @@ async def house_bot(
                 hub_fingerprint=fingerprint(hub.identity.public_key()),
                 timeout=timeouts.lobby,
             )
-        return await play_seat(peer, link, policy, profile.tables, identity, timeouts=timeouts)
+        return await play_seat(
+            peer, link, policy, profile.tables, identity, timeouts=timeouts, history=profile.history
+        )
     finally:
         await link.aclose()
 

@@ -206,7 +206,14 @@ async def _join(
         print(describe_table(peer))
     try:
         outcome = await play_seat(
-            peer, link, policy, profile.tables, identity, timeouts=timeouts, reconnect=reconnect
+            peer,
+            link,
+            policy,
+            profile.tables,
+            identity,
+            timeouts=timeouts,
+            reconnect=reconnect,
+            history=profile.history,
         )
     finally:
         with trio.CancelScope(shield=True):

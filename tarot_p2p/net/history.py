@@ -3,7 +3,7 @@
 Theory of operation. The table folders of a profile already hold everything about a game
 (transcript, agreed score sheet, record of the last stop), but one folder per table:
 listing a player's games, or totalling a partner's scores over a year, would mean opening
-them all. The database (``history.db``, next to the table folders) is an index of those
+them all. The database (``history.db`` in the profile folder) is an index of those
 files, never their only copy: what a row says is what :mod:`.game_record` reads from a
 folder, and ``history --rebuild`` (:func:`rebuild`) reads every folder again.
 
@@ -51,7 +51,6 @@ from tarot_p2p.rules.sheet import LineKind
 
 log = logging.getLogger(__name__)
 
-HISTORY_FILE: Final = "history.db"
 BUSY_SECONDS: Final = 2.0
 """How long a write waits for another writer (two seats sharing a folder) before giving up."""
 DAMAGED_CODES: Final = frozenset({11, 26})
@@ -61,11 +60,6 @@ locked, read-only, disk full — leave it alone)."""
 
 class HistoryError(Exception):
     """The database cannot be used (message written for the player)."""
-
-
-def history_path(tables: Path) -> Path:
-    """The database of the profile whose table folders are in ``tables``."""
-    return tables / HISTORY_FILE
 
 
 MIGRATIONS: Final[tuple[str, ...]] = (

@@ -5,6 +5,7 @@ run could never take its seat back after a crash, a reboot or a sleeping laptop;
 key lives in the profile (``identity.key``, owner-only), and so do, per table, the files a
 seat needs to go on (``tables/<table>-<key>/``: transcript, secrets blob, score sheet,
 aborted-hand record, and ``table.json``, the ticket saying how to reach the table again).
+The game history (``history.db``) indexes those tables.
 
 The default profile is the platform's user data folder (``platformdirs``); ``--profile
 DIR`` picks another, so two players can share one machine. The ticket holds the join
@@ -27,6 +28,7 @@ from tarot_p2p.protocol.transcript import TranscriptFileError, read_frames
 APP_NAME = "tarot-p2p"
 IDENTITY_FILE = "identity.key"
 TICKET_FILE = "table.json"
+HISTORY_FILE = "history.db"
 ENDED_KINDS = frozenset({"violation"})
 """Aborted-hand kinds that end a table for good (a signed proof of cheating); an
 absence or a lost link can be taken up again."""
@@ -120,6 +122,11 @@ class Profile:
     @property
     def tables(self) -> Path:
         return self.root / "tables"
+
+    @property
+    def history(self) -> Path:
+        """The game history (:mod:`.history`): an index of the tables, rebuilt from them."""
+        return self.root / HISTORY_FILE
 
     def identity(self) -> Ed25519PrivateKey:
         """This player's key: read, or made and saved on first use."""

@@ -16,7 +16,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import RandomSource, SecretsRandom
-from tarot_p2p.net.history import HistoryWriter, history_path
+from tarot_p2p.net.history import HistoryWriter
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.net.lobby import (
@@ -163,10 +163,11 @@ async def play_seat(
     timeouts: Timeouts | None = None,
     offload: bool = True,
     reconnect: Connector | None = None,
+    history: Path | None = None,
 ) -> Outcome:
     """Run ``peer`` to the end of the game; its files go under ``data_dir`` (a profile's
-    tables folder), and the game into that folder's history. ``reconnect`` opens a new
-    link when this one fails."""
+    tables folder), and the game into the ``history`` database (a profile's) if given.
+    ``reconnect`` opens a new link when this one fails."""
     me = identity.public_key().public_bytes_raw()
     files = SeatFiles.for_table(data_dir, peer.table_id, me)
     runner = TableRunner(
@@ -177,7 +178,7 @@ async def play_seat(
         timeouts=timeouts or Timeouts(),
         offload=offload,
         reconnect=reconnect,
-        history=HistoryWriter(history_path(data_dir)),
+        history=None if history is None else HistoryWriter(history),
     )
     return await runner.run()
 

@@ -1,6 +1,7 @@
 """The game history: recorded through real games (every seat a full peer on an in-process
-hub, as ``host --bots`` plays), rebuilt from the table folders, and never in a game's way
-(damaged, locked, missing database)."""
+hub, as ``host --bots`` plays: each house bot records into its own profile's history),
+rebuilt from the table folders, and never in a game's way (damaged, locked, missing
+database)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ import trio
 from tarot_p2p.cli.house_bots import bot_profile, host_with_house_bots
 from tarot_p2p.net.game_record import DealDetail, Game, Result, read_table
 from tarot_p2p.net.history import (
-    HISTORY_FILE,
     SCHEMA_VERSION,
     HistoryError,
     HistoryWriter,
@@ -24,6 +24,7 @@ from tarot_p2p.net.history import (
     rebuild,
     store_game,
 )
+from tarot_p2p.net.profile import HISTORY_FILE, Profile
 from tarot_p2p.net.runner import Outcome, Timeouts
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract
@@ -34,10 +35,10 @@ TIMEOUTS = Timeouts(message=60, decision=60)
 NAMES = ["Ana", "Bruno", "Chloé", "Denis", "Élise"]
 
 
-async def play(tables: Path, players: int, deals: int, contract: Contract) -> list[Outcome]:
-    """A whole game: the host (a scripted bot) and house bots, all through ``play_seat``,
-    so each records its game in its own profile's history. The first to speak in each
-    deal takes ``contract``."""
+async def play(root: Path, players: int, deals: int, contract: Contract) -> list[Outcome]:
+    """A whole game: the host (a scripted bot, its files in ``root``) and house bots, each
+    with its profile under ``root`` (:func:`bot_profile`) and its history there. The first
+    to speak in each deal takes ``contract``. The host's outcome comes first."""
     config = TableConfig(players=players, game_end=GameEnd.DEALS, game_length=deals)
     with trio.fail_after(240):
         _, host, bots = await host_with_house_bots(
@@ -46,10 +47,15 @@ async def play(tables: Path, players: int, deals: int, contract: Contract) -> li
             config,
             NAMES[1:players],
             lambda i: Scripted(contract, i + 1),
-            tables,
+            root,
             TIMEOUTS,
         )
     return [host, *bots]
+
+
+def player(root: Path) -> Profile:
+    """The profile of the first house bot (Bruno): the player whose history is tested."""
+    return bot_profile(root, 0)
 
 
 def stored(path: Path) -> list[Game]:
@@ -76,20 +82,16 @@ def without_times(game: Game) -> Game:
 
 
 async def test_every_seat_records_the_game_and_a_rebuild_finds_the_same(tmp_path: Path) -> None:
-    tables = tmp_path / "tables"
-    outcomes = await play(tables, 5, 2, Contract.GARDE)
+    outcomes = await play(tmp_path, 5, 2, Contract.GARDE)
     assert all(o.finished for o in outcomes)
-    histories = [tables / HISTORY_FILE] + [
-        bot_profile(tables, i).tables / HISTORY_FILE for i in range(4)
-    ]
-    games = [stored(path) for path in histories]
+    games = [stored(bot_profile(tmp_path, i).history) for i in range(4)]
     assert all(len(g) == 1 for g in games)
     mine = games[0][0]
     assert mine.result is Result.FINISHED and mine.ended is not None
-    assert [p.name for p in mine.players if p.me] == ["Ana"]
+    assert [p.name for p in mine.players if p.me] == ["Bruno"]
     assert sorted(p.name for p in mine.players) == sorted(NAMES)
-    assert {g[0].players[g[0].me].name for g in games} == set(NAMES)  # each seat is "me" once
-    assert len({g[0].my_key for g in games}) == 5
+    assert {g[0].players[g[0].me].name for g in games} == set(NAMES[1:])  # each one "me"
+    assert len({g[0].my_key for g in games}) == 4
     assert len({g[0].transcript_sha256 for g in games}) == 1
     # The lines are the agreed sheet's, and every scored deal carries its contract.
     sheet = outcomes[0].peer.sheet if outcomes[0].peer is not None else None
@@ -103,7 +105,7 @@ async def test_every_seat_records_the_game_and_a_rebuild_finds_the_same(tmp_path
             assert deal.note.startswith(mine.players[deal.detail.taker].name)
     # What the runner saw live is what the offline audit recomputes from the transcript.
     rebuilt_path = tmp_path / "rebuilt.db"
-    done = rebuild(rebuilt_path, tables, lambda _: None, pytest.fail)
+    done = rebuild(rebuilt_path, player(tmp_path).tables, lambda _: None, pytest.fail)
     assert done.recorded == [mine.folder] and not done.skipped
     assert [without_times(g) for g in stored(rebuilt_path)] == [without_times(mine)]
 
@@ -111,46 +113,46 @@ async def test_every_seat_records_the_game_and_a_rebuild_finds_the_same(tmp_path
 async def test_a_damaged_history_is_moved_aside_and_the_game_goes_on(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    tables = tmp_path / "tables"
-    tables.mkdir()
+    profile = player(tmp_path)
+    profile.root.mkdir(parents=True)
     garbage = b"this is not a database, whatever it was" * 100
-    (tables / HISTORY_FILE).write_bytes(garbage)
+    profile.history.write_bytes(garbage)
     with caplog.at_level(logging.WARNING):
-        outcomes = await play(tables, 3, 1, Contract.PRISE)
-    assert outcomes[0].finished
-    aside = list(tables.glob(f"{HISTORY_FILE}.damaged-*"))
+        outcomes = await play(tmp_path, 3, 1, Contract.PRISE)
+    assert all(o.finished for o in outcomes)
+    aside = list(profile.root.glob(f"{HISTORY_FILE}.damaged-*"))
     assert len(aside) == 1 and aside[0].read_bytes() == garbage
     told = [r.getMessage() for r in caplog.records if "damaged" in r.getMessage()]
     assert len(told) == 1 and "tarot-p2p history --rebuild" in told[0]
-    (game,) = stored(tables / HISTORY_FILE)  # the fresh database holds the game
+    (game,) = stored(profile.history)  # the fresh database holds the game
     assert game.result is Result.FINISHED
     # Lost earlier games come back from the folders.
-    (tables / HISTORY_FILE).unlink()
-    rebuild(tables / HISTORY_FILE, tables, lambda _: None, pytest.fail)
-    assert [without_times(g) for g in stored(tables / HISTORY_FILE)] == [without_times(game)]
+    profile.history.unlink()
+    rebuild(profile.history, profile.tables, lambda _: None, pytest.fail)
+    assert [without_times(g) for g in stored(profile.history)] == [without_times(game)]
 
 
 async def test_a_locked_history_warns_once_and_the_game_goes_on(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    tables = tmp_path / "tables"
-    tables.mkdir()
-    path = tables / HISTORY_FILE
-    stored(path)  # create it
-    holder = sqlite3.connect(path, isolation_level=None)
+    profile = player(tmp_path)
+    profile.root.mkdir(parents=True)
+    stored(profile.history)  # create it
+    holder = sqlite3.connect(profile.history, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")  # another program holds it for the whole game
     try:
         with caplog.at_level(logging.WARNING):
-            outcomes = await play(tables, 3, 2, Contract.PRISE)
+            outcomes = await play(tmp_path, 3, 2, Contract.PRISE)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert outcomes[0].finished
+    assert all(o.finished for o in outcomes)
     warnings = [r.getMessage() for r in caplog.records if r.name == "tarot_p2p.net.history"]
-    host_warnings = [w for w in warnings if "could not write your game history" in w]
-    assert host_warnings and all(w.endswith("; the game goes on") for w in host_warnings)
-    assert len(host_warnings) == 1  # once per seat, and the bots' histories are elsewhere
-    assert stored(path) == []
+    assert warnings == [
+        "could not write your game history (database is locked); the game goes on"
+    ]  # once, though every deal and the end tried; the other bot's history is written
+    assert stored(profile.history) == []
+    assert len(stored(bot_profile(tmp_path, 1).history)) == 1
 
 
 def test_saves_that_fail_only_warn_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -186,17 +188,17 @@ def test_an_empty_database_is_brought_to_the_current_schema(tmp_path: Path) -> N
 async def test_saving_again_never_duplicates_nor_forgets(tmp_path: Path) -> None:
     """A resumed seat saves the same table again without the details of the hands it
     replayed: the rows stay as they were."""
-    tables = tmp_path / "tables"
-    await play(tables, 3, 2, Contract.GARDE)
-    (game,) = stored(tables / HISTORY_FILE)
-    folder = tables / game.folder
+    profile = player(tmp_path)
+    await play(tmp_path, 3, 2, Contract.GARDE)
+    (game,) = stored(profile.history)
+    folder = profile.tables / game.folder
     assert any(d.detail.contract for d in game.deals)
     again = read_table(folder, {})  # what a seat taken back knows: no detail
     assert all(d.detail == DealDetail() for d in again.deals)
-    with closing(open_history(tables / HISTORY_FILE, pytest.fail)) as conn:
+    with closing(open_history(profile.history, pytest.fail)) as conn:
         store_game(conn, again, started=2e9, ended=2e9)
         store_game(conn, again, started=2e9, ended=2e9)
-    (after,) = stored(tables / HISTORY_FILE)
+    (after,) = stored(profile.history)
     assert after.deals == game.deals
     assert after.started == game.started  # the earlier start is kept
 
@@ -207,8 +209,8 @@ def test_a_rebuild_leaves_out_folders_it_cannot_read_and_says_why(tmp_path: Path
     (tables / "aaaa-1111" / "transcript.tp2p").write_bytes(b"not a transcript")
     (tables / "bbbb-2222").mkdir()  # a table joined, never started: nothing to say
     seen: list[str] = []
-    done = rebuild(tables / HISTORY_FILE, tables, seen.append, pytest.fail)
+    done = rebuild(tmp_path / HISTORY_FILE, tables, seen.append, pytest.fail)
     assert done.recorded == [] and seen == ["reading table aaaa-1111 (1 of 2)"]
     ((folder, why),) = done.skipped
     assert folder == "aaaa-1111" and why.startswith("the table's files are damaged")
-    assert stored(tables / HISTORY_FILE) == []
+    assert stored(tmp_path / HISTORY_FILE) == []

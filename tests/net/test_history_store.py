@@ -21,7 +21,8 @@ from tarot_p2p.net.game_record import (
     player_totals,
     rules_summary,
 )
-from tarot_p2p.net.history import HISTORY_FILE, load_games, open_history, store_game
+from tarot_p2p.net.history import load_games, open_history, store_game
+from tarot_p2p.net.profile import HISTORY_FILE
 from tarot_p2p.rules.config import Abandon, FivePlayerMode, GameEnd, TableConfig
 from tarot_p2p.rules.sheet import LineKind
 

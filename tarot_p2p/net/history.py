@@ -52,14 +52,15 @@ from tarot_p2p.rules.sheet import LineKind
 log = logging.getLogger(__name__)
 
 BUSY_SECONDS: Final = 2.0
-"""How long a write waits for another writer (two seats sharing a folder) before giving up."""
+"""How long a write waits for another writer (two games of one profile at once) before
+giving up."""
 DAMAGED_CODES: Final = frozenset({11, 26})
 """SQLITE_CORRUPT and SQLITE_NOTADB: the file is not a usable database (other errors —
 locked, read-only, disk full — leave it alone)."""
 
 
 class HistoryError(Exception):
-    """The database cannot be used (message written for the player)."""
+    """The database cannot be used as it is (message written for the player)."""
 
 
 MIGRATIONS: Final[tuple[str, ...]] = (

@@ -691,11 +691,8 @@ class Peer:
 
     def discard(self, cards: CardSet) -> bytes:
         """The écart message: ``cards`` go to the écart (the engine's rules checked here)."""
-        hand = self.hand
-        seat = self.seat
-        if not self.my_turn() or hand.phase is not Phase.ECART or self._private is None:
+        if not self.my_turn() or self.hand.phase is not Phase.ECART or self._private is None:
             raise LocalProtocolError("no écart to make now")
-        assert seat is not None and self._x is not None and self._rng is not None
         if cards & ~FULL_DECK:
             raise LocalProtocolError("the écart is a set of the 78 cards")
         order = sorted(cards_of(cards))
@@ -707,6 +704,14 @@ class Peer:
                 trial.apply_action(a.DISCARD[c])
         except IllegalAction as exc:
             raise LocalProtocolError(f"illegal écart: {exc}") from None
+        return self._ecart(order)
+
+    def _ecart(self, order: Sequence[int]) -> bytes:
+        """The écart message putting the cards ``order`` aside, with no rules check (the
+        caller made it: :meth:`discard`, or a cheating client of the conformance kit)."""
+        hand = self.hand
+        seat = self.seat
+        assert seat is not None and self._x is not None and self._rng is not None
         in_cards = self._taker_cards(hand)
         perm = self._rng.permutation(len(in_cards))
         assert hand.joint_key is not None

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.conformance.cheats import cheat_play
 from tarot_p2p.crypto.randomness import DeterministicRandom
-from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules import actions as a
@@ -130,14 +130,6 @@ def step(table: Table, bot: Bot, tamper: Tamper | None = None) -> bool:
 def play_game(table: Table, bot: Bot, tamper: Tamper | None = None) -> None:
     while step(table, bot, tamper):
         pass
-
-
-def cheat_play(peer: Peer, card: int) -> bytes:
-    """Play ``card`` without the peer's own legality check (a modified client)."""
-    peer._private = None  # a cheater does not keep the rules engine honest
-    slot = peer._slot_of(card)
-    d, proof = peer._shares("play", [slot])
-    return peer._send(m.Play(slot, d, proof))
 
 
 def play_with_a_revoke() -> tuple[Table, Peer | None]:

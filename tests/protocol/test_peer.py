@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tarot_p2p.conformance.cheats import false_petit_sec
 from tarot_p2p.crypto.elgamal import Ciphertext
 from tarot_p2p.crypto.group import point_to_bytes, scalar_from_bytes
 from tarot_p2p.crypto.keys import key_context, make_key_share
@@ -25,7 +26,7 @@ from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.codec import decode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
-from tarot_p2p.protocol.messages import Ecart, PetitSec, Setup, dump_body, load_body
+from tarot_p2p.protocol.messages import Ecart, Setup, dump_body, load_body
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase, binding
 from tarot_p2p.protocol.transcript import TranscriptFileError, file_header, genesis_digest
@@ -359,17 +360,7 @@ def test_false_petit_sec_is_blamed_on_its_sender() -> None:
     assert a.PETIT_SEC not in liar.legal_actions()
     with pytest.raises(LocalProtocolError):
         liar.act(a.PETIT_SEC)
-    d, proof = liar._shares("petit_sec", liar.hand.holding[seat])
-    wire = seal(
-        table.key_of(1, seat),
-        table_id=liar.table_id,
-        hand=1,
-        seq=len([e for e in liar.transcript if e.hand == 1]),
-        seat=seat,
-        prev=liar.transcript.head,
-        kind="petit_sec",
-        body=dump_body(PetitSec(d, proof)),
-    ).wire
+    wire = false_petit_sec(liar, table.key_of(1, seat), DeterministicRandom(b"liar"))
     with pytest.raises(SeatViolation) as info:
         table.observer.receive(wire)
     assert info.value.seat == seat and "petit" in info.value.reason

@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot",
     "demo",
     "audit",
+    "conformance",
 )
 """Modules of ``tarot_p2p.cli`` that provide sub-commands, in the order ``--help`` lists them."""
 

@@ -40,6 +40,7 @@ from tarot_p2p.protocol.codec import decode
 from tarot_p2p.protocol.envelope import SignedEnvelope, seal
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import Phase
+from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import EXCUSE, TRUMP_MASK, CardSet, cards_of
 from tarot_p2p.rules.state import game_of
 
@@ -222,6 +223,13 @@ def cheat_play(peer: Peer, card: int) -> bytes:
     slot = peer._slot_of(card)
     d, proof = peer._shares("play", [slot])
     return peer._send(m.Play(slot, d, proof))
+
+
+def cheat_act(peer: Peer, action: a.Action) -> bytes:
+    """An action in the clear (a bid, a call, the go) without the peer's own legality
+    check; as with :func:`cheat_play`, the peer drops its rules engine."""
+    peer._private = None
+    return peer._send(m.Act(action.encode()))
 
 
 def cheat_discard(peer: Peer, cards: CardSet) -> bytes:

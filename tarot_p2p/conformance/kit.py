@@ -1,0 +1,407 @@
+"""The kit: runs each scenario against the implementation under test, over TCP.
+
+Theory of operation. For one scenario the kit
+
+1. starts a hub (``net.hub``) on a free port of the address it listens on, with its host's
+   identity, so the join code names the kit's host as it would a real one;
+2. runs the implementation's command once, through the shell, with ``{code}`` replaced by
+   the join code and ``{dir}`` by a fresh empty folder (``protocol/conformance.md``);
+3. waits for its join request, seats it at the scenario's place among the kit's seats
+   (:class:`~.seats.KitSeats`) and sends the set-up;
+4. plays: when a kit seat is expected it asks the scenario's stage for a cheat, else sends
+   the seat's honest message; when the implementation is expected it waits for its
+   message and hands it to every kit seat, which checks it as our peer does. It answers
+   the implementation's sync requests, and once the game is over says so with a sync
+   request of each of its seats (``wire.md`` §7.2), so a peer waiting for the others
+   to hold the whole game may leave;
+5. after a cheat that stops the table, sends nothing more and listens until the program
+   exits, keeping everything it sent;
+6. reads the program's last line of output, the verdict, and holds it and what the program
+   sent against the scenario: the right verdict; for a violation, the evidence passed on
+   (``wire.md`` §7.5) and nothing built on the offending message; for a finished game,
+   the kit's seats finished it too, with the implementation's signed score line of every
+   deal among the ones they accepted (so it signed the same lines).
+
+Everything runs in one trio nursery per scenario, the program included: when the
+scenario's time is up, or the kit is interrupted, the program is stopped with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shlex
+import signal
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.net.hub import Hub, LocalLink
+from tarot_p2p.net.lobby import LobbyError, read_join_request
+from tarot_p2p.net.session import HostedHub
+from tarot_p2p.protocol.codec import DecodeError
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
+from tarot_p2p.protocol.errors import ProtocolError, UnattributedMessage
+from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.sync import SyncError, answer
+from tarot_p2p.protocol.transcript import TranscriptGap, link_digest
+from tarot_p2p.rules.config import TableConfig
+
+from .scenarios import FINISHED, Move, Scenario
+from .seats import KitSeats
+from .verdict import Verdict, VerdictError
+
+T = TypeVar("T")
+GRACE = 3.0
+"""Seconds the kit keeps listening after the program exits before it gives up on it."""
+TAIL = 4
+"""Lines of the program's error output shown when it gives no verdict."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    command: str
+    """The implementation's command, with ``{code}`` and ``{dir}`` to fill in."""
+    listen: str = "127.0.0.1"
+    """The address the hub listens on and the join code names."""
+    timeout: float = 60.0
+    """Seconds one scenario may take, from the program's start to its verdict."""
+    players: int | None = None
+    """Play every cheat at this table size (``None``: each scenario's own)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    scenario: str
+    players: int
+    expected: str
+    observed: str
+    passed: bool
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "players": self.players,
+            "expected": self.expected,
+            "observed": self.observed,
+            "passed": self.passed,
+            "seconds": round(self.seconds, 1),
+        }
+
+
+class KitFailure(Exception):
+    """The scenario cannot go on: what went wrong, in words for the report."""
+
+
+@dataclass(slots=True)
+class _Program:
+    """The implementation's process and what it printed."""
+
+    returncode: int | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    done: trio.Event = field(default_factory=trio.Event)
+
+    async def run(self, command: str) -> None:
+        try:
+            done = await trio.run_process(
+                command,
+                shell=True,
+                check=False,
+                capture_stdout=True,
+                capture_stderr=True,
+                stdin=b"",
+                start_new_session=True,
+                deliver_cancel=_kill_group,
+            )
+            self.returncode = done.returncode
+            self.stdout, self.stderr = done.stdout, done.stderr
+        finally:
+            self.done.set()
+
+    def verdict(self) -> Verdict | str:
+        """The verdict of the last line printed, or why there is none."""
+        lines = [line for line in self.stdout.decode(errors="replace").splitlines() if line]
+        if not lines:
+            errors = self.stderr.decode(errors="replace").strip().splitlines()[-TAIL:]
+            said = f": {' / '.join(errors)}" if errors else ""
+            return f"no verdict (the program ended with code {self.returncode}){said}"
+        try:
+            return Verdict.parse(lines[-1])
+        except VerdictError as exc:
+            return str(exc)
+
+
+async def _kill_group(process: trio.Process) -> None:
+    """Stop the program and whatever it started (it runs in a session of its own)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+class _Table:
+    """One scenario's table as the kit drives it (steps 3 to 5 of the module docstring)."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        config: TableConfig,
+        link: LocalLink,
+        table_id: bytes,
+        host: Ed25519PrivateKey,
+    ) -> None:
+        self.scenario = scenario
+        self.config = config
+        self.link = link
+        self.table_id = table_id
+        self.host = host
+        self.rng = DeterministicRandom(b"tarot-p2p conformance " + table_id)
+        self.seats: KitSeats | None = None
+        self.move: Move | None = None
+        self.offence_digest: bytes | None = None
+        self.heard: list[bytes] = []
+        """Every message the implementation sent (through the hub, in order)."""
+
+    async def seat_everyone(self) -> None:
+        """Wait for the implementation's join request; seat it and send the set-up."""
+        while True:
+            wire = await self._receive()
+            try:
+                read_join_request(wire, self.table_id)
+            except LobbyError:
+                continue
+            member = self.scenario.member if self.scenario.member < self.config.seats else 1
+            seats = KitSeats(self.config, self.table_id, member, wire, self.host)
+            self.seats = seats
+            setup = seats.ref.next_message()
+            assert setup is not None
+            seats.deliver(setup, seats.ref)
+            await self.link.send(setup)
+            return
+
+    async def play(self) -> None:
+        """Play until the game ends, or until a cheat stops the table."""
+        seats = self.seats
+        assert seats is not None
+        while (sender := seats.ref.expected_sender()) is not None:
+            peer = seats.peer_at(sender)
+            if peer is None:
+                await self._hear()
+                continue
+            stage = self.scenario.stage
+            if self.move is None and stage is not None:
+                move = await _work(stage, seats, peer, self.rng)
+                if move is not None:
+                    await self._cheat(move, peer)
+                    if move.stops:
+                        return
+                    continue
+            bid = self.scenario.bid if self.move is None else None
+            wire = await _work(seats.honest, peer, bid)
+            seats.deliver(wire, peer)
+            await self.link.send(wire)
+        # Over: each seat says it holds the whole game (wire.md §7.2).
+        for peer in seats.peers.values():
+            await self.link.send(peer.sync_request())
+
+    async def _cheat(self, move: Move, peer: Peer) -> None:
+        seats = self.seats
+        assert seats is not None
+        self.move = move
+        if move.offence is not None:
+            env = open_envelope(move.offence, table_id=self.table_id, roster=None)
+            self.offence_digest = link_digest(env.prev, env.payload)
+        if move.delivered is not None:
+            seats.deliver(move.delivered, peer)
+        for wire in move.wires:
+            await self.link.send(wire)
+
+    async def listen(self) -> None:
+        """Keep hearing the implementation, and answering its requests, until cancelled."""
+        while True:
+            await self._hear(apply=False)
+
+    async def drain(self) -> None:
+        """Take what the hub still holds for the kit."""
+        while True:
+            with trio.move_on_after(0.05) as waiting:
+                await self._receive()
+            if waiting.cancelled_caught:
+                return
+
+    async def _receive(self) -> bytes:
+        wire = await self.link.receive()
+        self.heard.append(wire)
+        return wire
+
+    async def _hear(self, *, apply: bool = True) -> None:
+        """One message from the implementation: a sync request is answered; a message is
+        checked by every kit seat while ``apply`` (the table is being played)."""
+        seats = self.seats
+        assert seats is not None
+        wire = await self._receive()
+        ref = seats.ref
+        try:
+            request = ref.read_sync_request(wire)
+        except SyncError:
+            request = None
+        if request is not None:
+            for record in answer(ref.transcript, request):
+                await self.link.send(record)
+            return
+        env = _envelope(wire, self.table_id)
+        if env is None or not apply:
+            return
+        if self.offence_digest is not None and env.prev == self.offence_digest:
+            raise KitFailure(f"it sent a {env.kind!r} message built on the cheat")
+        try:
+            await _work(seats.deliver, wire)
+        except (UnattributedMessage, TranscriptGap):
+            return  # ignored, as our peer does (wire.md 3.3, 7.3)
+        except ProtocolError as exc:
+            raise KitFailure(f"the kit's seats refused its {env.kind!r} message: {exc}") from None
+
+    def built_on_the_cheat(self) -> bool:
+        return self.offence_digest is not None and any(
+            env is not None and env.prev == self.offence_digest
+            for env in (_envelope(w, self.table_id) for w in self.heard)
+        )
+
+
+def _envelope(wire: bytes, table_id: bytes) -> SignedEnvelope | None:
+    """``wire`` read as an envelope of this table, signature unchecked (``None``: none)."""
+    try:
+        return open_envelope(wire, table_id=table_id, roster=None)
+    except (ProtocolError, DecodeError):
+        return None
+
+
+async def _work(fn: Callable[..., T], *args: Any) -> T:
+    """Protocol work (shuffles, proofs) off the event loop, so the hub keeps relaying."""
+    return await trio.to_thread.run_sync(fn, *args)
+
+
+async def run_scenario(scenario: Scenario, options: Options) -> Result:
+    """Play ``scenario`` against the implementation and judge it."""
+    players = options.players or scenario.players
+    started = time.monotonic()
+    table_id, secret = secrets.token_bytes(32), secrets.token_bytes(16)
+    host = Ed25519PrivateKey.generate()
+    hub = Hub(host, table_id, secret)  # the kit host's identity: the join code names it
+    hosted = HostedHub(hub)
+    table = _Table(scenario, scenario.config(players), hub.local_link(), table_id, host)
+    program = _Program()
+    failure: str | None = None
+    with tempfile.TemporaryDirectory(prefix="tarot-p2p-conformance-") as folder:
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(hosted.serve, options.listen, 0)
+            port = listeners[0].socket.getsockname()[1]
+            code = hub.join_code(options.listen, port).encode()
+            command = options.command.replace("{code}", shlex.quote(code))
+            nursery.start_soon(program.run, command.replace("{dir}", shlex.quote(folder)))
+            with trio.move_on_after(options.timeout) as clock:
+                failure = await _drive(table, program, hosted)
+            if clock.cancelled_caught:
+                failure = f"no verdict within {options.timeout:g} s"
+            nursery.cancel_scope.cancel()
+    return _judge(table, program, failure, players, time.monotonic() - started)
+
+
+async def _drive(table: _Table, program: _Program, hosted: HostedHub) -> str | None:
+    """Seat, play, then listen until the program has stopped; what went wrong on the
+    kit's side, if anything. A program that stops mid-game leaves the kit waiting for it:
+    the wait ends a little after."""
+    failure: str | None = None
+    async with trio.open_nursery() as nursery:
+
+        async def watch() -> None:
+            await program.done.wait()
+            with trio.move_on_after(GRACE):
+                await hosted.wait_empty()
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(watch)
+        try:
+            await table.seat_everyone()
+            await table.play()
+            await table.listen()
+        except KitFailure as exc:
+            failure = str(exc)
+            await program.done.wait()
+    await table.drain()
+    return failure
+
+
+def _judge(
+    table: _Table, program: _Program, failure: str | None, players: int, seconds: float
+) -> Result:
+    scenario, move = table.scenario, table.move
+    expected: Verdict | None = FINISHED if scenario.stage is None else None
+    if move is not None:
+        expected = move.expected
+    verdict = program.verdict()
+    problems = [failure] if failure else []
+    if expected is None and not failure and table.seats is not None:
+        problems.append("the kit found no deal that allowed its cheat")
+    if expected is not None and verdict == expected:
+        problems += _wire_problems(table, expected)
+    observed = "; ".join([str(verdict), *problems])
+    passed = isinstance(verdict, Verdict) and verdict == expected and not problems
+    shown = scenario.expects if expected is None else str(expected)
+    return Result(scenario.name, players, shown, observed, passed, seconds)
+
+
+def _wire_problems(table: _Table, expected: Verdict) -> list[str]:
+    """What the implementation sent that contradicts its (right) verdict."""
+    problems: list[str] = []
+    move, seats = table.move, table.seats
+    if move is not None:
+        if any(w not in table.heard for w in move.evidence):
+            problems.append("it did not pass the evidence on (wire.md 7.5)")
+        if table.built_on_the_cheat():
+            problems.append("it sent a message built on the cheat")
+        if move.audited is not None:
+            hand, cheater = move.audited
+            audit = hand.audit
+            if audit is None or not audit.offences or audit.offences[0].seat != cheater:
+                problems.append("the kit's own audit did not name its cheater")
+    if expected.end == "finished" and seats is not None:
+        ref = seats.ref
+        if ref.expected_sender() is not None:
+            problems.append("the kit's seats did not see the game end")
+        elif ref.sheet is not None:
+            seat = seats.iut_seat()
+            signed = {e.hand for e in ref.transcript if e.kind == "score" and e.seat == seat}
+            missing = [h for h in range(1, len(ref.sheet.lines) + 1) if h not in signed]
+            if missing:
+                problems.append(f"its score line of deal {missing[0]} is missing")
+    return problems
+
+
+async def run_kit(
+    scenarios: list[Scenario],
+    options: Options,
+    on_result: Callable[[Result], None] | None = None,
+) -> list[Result]:
+    """Every scenario in turn (``on_result`` hears each result as it comes)."""
+    results = []
+    for scenario in scenarios:
+        result = await run_scenario(scenario, options)
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
+    return results
+
+
+def table_row(result: Result) -> str:
+    """One line of the pass/fail table."""
+    mark = "PASS" if result.passed else "FAIL"
+    name = f"{result.scenario} ({result.players})"
+    return f"{mark}  {name:<24} expected: {result.expected:<36} observed: {result.observed}"

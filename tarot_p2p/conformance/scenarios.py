@@ -1,0 +1,375 @@
+"""The scenarios of the conformance kit: honest games, then one cheat each.
+
+A scenario says how big the table is, where the implementation under test sits, what the
+kit's seats bid, and when and how one kit seat cheats: a *stage* function the kit calls
+before each message of a kit seat, which either lets the seat play on (``None``) or
+returns the :class:`Move` the cheat makes. The move carries what the implementation must
+conclude, stated from the spec:
+
+* a message the implementation can pin on its signer is a **violation** by that seat,
+  named by the index the spec names senders by (the member index in hand 0, the drawn
+  seat after, ``table.md`` §5), with the kind of message it signed, or ``equivocation``
+  for two messages of one slot (``wire.md`` §4.3); the implementation passes the evidence
+  on (``wire.md`` §7.5) and builds nothing on it;
+* bytes nobody provably signed are **ignored** (``wire.md`` §3.3): the game finishes;
+* an offence hidden while the cards are (``table.md`` §5.1: an illegal écart) is found by
+  the audit at the end of the hand and **scored** with the penalty (``game.md`` §5): the
+  game finishes and every seat signs the penalised line.
+
+Cheats are made as early as the rules let them: the set-up's key shares and shuffles,
+the first deal's shares, its first bid, its first card. The kit cannot choose the cards
+(the implementation shuffles too), so a cheat that needs a particular hand — the kit
+taking the contract, holding what it discards — waits for a deal that gives it, and a
+scenario plays several deals to find one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tarot_p2p.crypto.randomness import RandomSource
+from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.table import HandMachine, Phase
+from tarot_p2p.rules import actions as a
+from tarot_p2p.rules.cards import KING_MASK, OUDLER_MASK, TRUMP_MASK, mask_of
+from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.scoring import Contract
+
+from . import cheats
+from .seats import KitSeats
+from .verdict import EQUIVOCATION, Verdict
+
+FINISHED = Verdict("finished")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """What a cheating kit seat does at one step.
+
+    ``wires`` go to the hub in order. ``delivered`` is the one the kit's own seats take
+    (the cheater's peer holds it already) when the game goes on after the cheat.
+    ``offence`` is the message nothing may be built on; ``evidence`` what the
+    implementation must pass on. ``audited``: the hand whose audit must name ``expected``'s
+    cheater, with the cheater's seat."""
+
+    wires: tuple[bytes, ...]
+    expected: Verdict
+    offence: bytes | None = None
+    evidence: tuple[bytes, ...] = ()
+    delivered: bytes | None = None
+    audited: tuple[HandMachine, int] | None = None
+
+    @property
+    def stops(self) -> bool:
+        """Whether the table stops here (a violation) or plays on."""
+        return self.expected.end != "finished"
+
+
+Stage = Callable[[KitSeats, Peer, RandomSource], Move | None]
+"""Called with the kit's seats, the kit peer about to speak and a random source."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    summary: str
+    """What happens, in plain words (``--list``)."""
+    expects: str
+    """What the implementation must conclude, in words (before the cheater is known)."""
+    players: int
+    stage: Stage | None = None
+    member: int = 1
+    """The implementation's place in the roster (the kit's host is member 0)."""
+    bid: Contract | None = None
+    """What the first kit seat to bid bids (``None``: the kit passes)."""
+    deals: int = 1
+    """Deals the game lasts: enough for the cheat to find a deal that allows it."""
+
+    def config(self, players: int | None = None) -> TableConfig:
+        return TableConfig(
+            players=players or self.players, game_end=GameEnd.DEALS, game_length=self.deals
+        )
+
+
+def _violation(peer: Peer, wire: bytes, offence: str) -> Move:
+    return Move((wire,), Verdict("violation", peer.seat, offence), wire, (wire,))
+
+
+def _at(peer: Peer, phase: Phase, *, hand: int | None = None) -> bool:
+    """``peer`` is to speak in ``phase`` of ``hand`` (any deal when ``None``)."""
+    current = peer.hand
+    in_hand = current.hand >= 1 if hand is None else current.hand == hand
+    return in_hand and current.phase is phase
+
+
+def _last_member(peer: Peer) -> bool:
+    return peer.seat == peer.config.seats - 1
+
+
+def _can_play(peer: Peer) -> bool:
+    return any(isinstance(x, a.Play) for x in peer.legal_actions())
+
+
+def bad_shuffle(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    if not (_at(peer, Phase.SHUFFLE, hand=0) and _last_member(peer)):
+        return None
+    return _violation(peer, cheats.bad_shuffle(peer, seats.key(peer), rng), "shuffle")
+
+
+def duplicated_card(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    if not _at(peer, Phase.SHUFFLE):
+        return None
+    return _violation(peer, cheats.duplicated_card(peer, seats.key(peer), rng), "shuffle")
+
+
+def wrong_share(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    if not _at(peer, Phase.DEAL):
+        return None
+    return _violation(peer, cheats.wrong_shares(peer, seats.key(peer), rng), "shares")
+
+
+def card_not_held(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    if not (_at(peer, Phase.PLAY) and _can_play(peer)):
+        return None
+    slot = peer.hand.holding[seats.iut_seat()][0]
+    return _violation(peer, cheats.unheld_card(peer, seats.key(peer), rng, slot), "play")
+
+
+def out_of_turn(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """Another kit seat sends its deal shares while ``peer`` is the one expected."""
+    if not _at(peer, Phase.DEAL):
+        return None
+    intruder = seats.others(peer)[0]
+    wire = cheats.round_shares(intruder, seats.key(intruder), rng)
+    return _violation(intruder, wire, "shares")
+
+
+def equivocation(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """Two well-proven key shares for one slot: the first is taken, the second betrays."""
+    if not _at(peer, Phase.KEYS):
+        return None
+    second = cheats.key_share(peer, seats.key(peer), rng)
+    first = peer.next_message()
+    assert first is not None
+    expected = Verdict("violation", peer.seat, EQUIVOCATION)
+    return Move((first, second), expected, second, (first, second), delivered=first)
+
+
+def replay(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """The seat's shuffle of the seat draw relayed again as it was (a duplicate, to be
+    ignored), then its key share of the draw signed again as its key share of the deal."""
+    if not _at(peer, Phase.KEYS):
+        return None
+    own = [e for e in peer.transcript if e.hand == 0 and e.seat == peer.member]
+    old_key = next(e for e in own if e.kind == "key")
+    old_shuffle = next(e for e in own if e.kind == "shuffle")
+    wire = cheats.replayed(peer, seats.key(peer), old_key)
+    expected = Verdict("violation", peer.seat, "key")
+    return Move((old_shuffle.wire, wire), expected, wire, (wire,))
+
+
+def forged_sender(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """Another kit seat signs a key share in ``peer``'s name, with its own key."""
+    if not _at(peer, Phase.KEYS):
+        return None
+    forger = seats.others(peer)[0]
+    wire = cheats.key_share(forger, seats.key(forger), rng, seat=peer.seat)
+    return Move((wire,), FINISHED, wire)
+
+
+def rogue_key(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    if not (_at(peer, Phase.KEYS, hand=0) and _last_member(peer)):
+        return None
+    return _violation(peer, cheats.rogue_key(peer, seats.key(peer), rng), "key")
+
+
+def false_petit_sec(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    legal = peer.legal_actions()
+    if not _at(peer, Phase.BIDDING) or a.PETIT_SEC in legal or a.PASS not in legal:
+        return None
+    return _violation(peer, cheats.false_petit_sec(peer, seats.key(peer), rng), "petit_sec")
+
+
+def false_poignee(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    if not (_at(peer, Phase.PLAY) and _can_play(peer)):
+        return None
+    wire = cheats.false_poignee(peer, seats.key(peer), rng)
+    return None if wire is None else _violation(peer, wire, "poignee")
+
+
+def illegal_ecart(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """The taker puts a king aside (or, holding none, a trump he did not have to): both
+    hidden from the rules until the hand's cards are opened."""
+    if not _at(peer, Phase.ECART):
+        return None
+    hand, state = peer.hand, peer.private_state()
+    assert state is not None and peer.seat is not None
+    held = peer.my_cards() | mask_of(hand.cards[s] for s in hand.chien_slots)
+    kings = held & KING_MASK
+    trumps = held & TRUMP_MASK & ~OUDLER_MASK
+    wrong = kings & -kings if kings else trumps & -trumps
+    if not wrong:
+        return None
+    trial = state.clone()
+    cards = wrong
+    for _ in range(chien_size(peer.config) - 1):
+        choice = next(
+            x
+            for x in trial.legal_actions()
+            if isinstance(x, a.Discard) and not (wrong >> x.card) & 1
+        )
+        trial.apply_action(choice)
+        cards |= 1 << choice.card
+    wire = cheats.cheat_discard(peer, cards)
+    return Move((wire,), FINISHED, delivered=wire, audited=(hand, peer.seat))
+
+
+def wrong_score_line(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    if not _at(peer, Phase.SCORE):
+        return None
+    return _violation(peer, cheats.wrong_score(peer, seats.key(peer)), "score")
+
+
+def _refused(kind: str) -> str:
+    return f"violation by the cheater: {kind}"
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "honest-3",
+        "an honest game of one deal at three; the kit takes a garde when it can",
+        "finished",
+        3,
+        bid=Contract.GARDE,
+    ),
+    Scenario(
+        "honest-4",
+        "an honest game of one deal at four; the implementation joins last",
+        "finished",
+        4,
+        member=3,
+        bid=Contract.GARDE,
+    ),
+    Scenario(
+        "honest-5",
+        "an honest game of one deal at five (a king is called); the implementation sits third",
+        "finished",
+        5,
+        member=2,
+        bid=Contract.GARDE,
+    ),
+    Scenario(
+        "bad-shuffle",
+        "the last player of the seat draw sends a shuffle that is not the one its proof proves",
+        _refused("shuffle"),
+        4,
+        bad_shuffle,
+    ),
+    Scenario(
+        "duplicated-card",
+        "a player's shuffle of the first deal holds one card twice and lacks another",
+        _refused("shuffle"),
+        3,
+        duplicated_card,
+    ),
+    Scenario(
+        "wrong-share",
+        "a player's decryption shares for the deal are swapped: real shares, wrong cards",
+        _refused("shares"),
+        3,
+        wrong_share,
+    ),
+    Scenario(
+        "card-not-held",
+        "a player plays a card from the implementation's hand",
+        _refused("play"),
+        3,
+        card_not_held,
+        bid=Contract.GARDE_SANS,
+        deals=4,
+    ),
+    Scenario(
+        "out-of-turn",
+        "a player sends its deal shares while another player is expected",
+        _refused("shares"),
+        3,
+        out_of_turn,
+    ),
+    Scenario(
+        "equivocation",
+        "a player signs two different key shares for the same place in the game",
+        _refused(EQUIVOCATION),
+        3,
+        equivocation,
+    ),
+    Scenario(
+        "replay",
+        "a player's old shuffle is relayed again (to ignore), then its key share of the "
+        "seat draw is signed again for the first deal",
+        _refused("key"),
+        3,
+        replay,
+    ),
+    Scenario(
+        "forged-sender",
+        "a player signs a key share in another player's name; the real one follows",
+        "finished (the forgery is ignored)",
+        3,
+        forged_sender,
+    ),
+    Scenario(
+        "rogue-key",
+        "the last player of the seat draw picks its key to cancel the others' keys",
+        _refused("key"),
+        3,
+        rogue_key,
+    ),
+    Scenario(
+        "false-petit-sec",
+        "a player announces a petit sec it does not hold",
+        _refused("petit_sec"),
+        3,
+        false_petit_sec,
+        deals=4,
+    ),
+    Scenario(
+        "false-poignee",
+        "a player shows a poignée with cards that are not trumps",
+        _refused("poignee"),
+        3,
+        false_poignee,
+        bid=Contract.GARDE_SANS,
+        deals=4,
+    ),
+    Scenario(
+        "illegal-ecart",
+        "the kit's taker puts a king (or a trump he need not) in the écart",
+        "finished, with the penalised score line",
+        3,
+        illegal_ecart,
+        bid=Contract.GARDE,
+        deals=3,
+    ),
+    Scenario(
+        "wrong-score-line",
+        "a player signs a score line that moves ten points to itself",
+        _refused("score"),
+        3,
+        wrong_score_line,
+        deals=4,
+    ),
+)
+"""Every scenario, in the order the kit plays them."""
+
+
+def by_name(names: list[str] | None) -> list[Scenario]:
+    """The scenarios named (all when ``None``); raises ``KeyError`` naming an unknown one."""
+    if not names:
+        return list(SCENARIOS)
+    known = {s.name: s for s in SCENARIOS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise KeyError(", ".join(unknown))
+    return [known[n] for n in names]

@@ -352,7 +352,12 @@ def _judge(
         problems.append("the kit found no deal that allowed its cheat")
     if expected is not None and verdict == expected:
         problems += _wire_problems(table, expected)
-    observed = "; ".join([str(verdict), *problems])
+    said = (
+        []
+        if failure and isinstance(verdict, str) and verdict.startswith("no verdict")
+        else [verdict]
+    )
+    observed = "; ".join([*map(str, said), *problems])
     passed = isinstance(verdict, Verdict) and verdict == expected and not problems
     shown = scenario.expects if expected is None else str(expected)
     return Result(scenario.name, players, shown, observed, passed, seconds)

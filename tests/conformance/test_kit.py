@@ -1,0 +1,91 @@
+"""The conformance kit against real programs over loopback TCP: our own peer passes every
+game; programs that do not check, or blame the wrong seat, or say nothing, fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tarot_p2p.conformance.kit import Options, run_scenario
+from tarot_p2p.conformance.scenarios import SCENARIOS, by_name
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+OURS = f"{sys.executable} {ROOT / 'clients' / 'conformance_peer.py'} {{code}} {{dir}}"
+LAX = f"{sys.executable} {ROOT / 'tests' / 'conformance' / 'lax_peer.py'}"
+
+
+@pytest.fixture(autouse=True)
+def _programs_find_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kit runs the programs through the shell with its own environment."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+
+
+def test_our_peer_passes_every_game() -> None:
+    """The whole kit, as ``.ci/run`` plays it: the command line, a table per game, JSON."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tarot_p2p", "conformance", "--peer", OURS, "--json"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=600,
+        check=False,
+    )
+    results = json.loads(done.stdout)
+    failed = [r for r in results if not r["passed"]]
+    assert not failed, failed
+    assert [r["scenario"] for r in results] == [s.name for s in SCENARIOS]
+    assert done.returncode == 0
+    for r in results:
+        assert r["observed"] == r["expected"]
+
+
+async def test_a_program_that_checks_nothing_fails_every_cheat_it_misses() -> None:
+    options = Options(f"{LAX} finished {{code}} {{dir}}", timeout=90)
+    honest, forged, cheat = by_name(["honest-3", "forged-sender", "bad-shuffle"])
+    assert (await run_scenario(honest, options)).passed
+    assert (await run_scenario(forged, options)).passed
+    result = await run_scenario(cheat, options)
+    assert not result.passed
+    assert result.expected == "violation 3 shuffle"
+    assert result.observed.startswith("finished")
+
+
+async def test_a_program_that_blames_the_wrong_seat_fails() -> None:
+    options = Options(f"{LAX} wrong-seat {{code}} {{dir}}", timeout=90)
+    (scenario,) = by_name(["rogue-key"])
+    result = await run_scenario(scenario, options)
+    assert not result.passed
+    assert result.expected == "violation 2 key"
+    assert result.observed == "violation 0 key"
+
+
+@pytest.mark.parametrize(
+    ("command", "observed"),
+    [
+        ("echo 'I joined {code}'", "not a verdict line: 'I joined tp2p1-"),
+        ("echo 'verdict violation 1 cheating'", "'cheating' is not a message kind"),
+        ("echo 'it broke' >&2 && exit 3", "no verdict (the program ended with code 3): it broke"),
+    ],
+)
+async def test_a_program_without_a_verdict_fails_with_its_last_words(
+    command: str, observed: str
+) -> None:
+    (scenario,) = by_name(["honest-3"])
+    result = await run_scenario(scenario, Options(command, timeout=20))
+    assert not result.passed
+    assert result.observed.startswith(observed), result.observed
+
+
+async def test_a_program_that_never_answers_fails_in_time() -> None:
+    options = Options("sleep 30", timeout=2)
+    (scenario,) = by_name(["wrong-share"])
+    result = await run_scenario(scenario, options)
+    assert not result.passed
+    assert result.observed == "no verdict within 2 s"
+    assert result.seconds < 10

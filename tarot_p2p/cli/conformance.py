@@ -10,7 +10,7 @@ from typing import Any
 
 import trio
 
-from tarot_p2p.conformance.kit import Options, Result, run_kit, table_row
+from tarot_p2p.conformance.kit import TABLE_HEADER, Options, Result, run_kit, table_row
 from tarot_p2p.conformance.scenarios import Scenario, by_name
 
 DESCRIPTION = (
@@ -86,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options = Options(args.peer, args.listen, args.timeout, args.players)
     show = None if args.json else _show
+    if show is not None:
+        print(TABLE_HEADER, flush=True)
     results = trio.run(run_kit, games, options, show)
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2))

@@ -60,7 +60,8 @@ from .verdict import Verdict, VerdictError
 
 T = TypeVar("T")
 GRACE = 3.0
-"""Seconds the kit keeps listening after the program exits before it gives up on it."""
+"""Seconds the kit gives a program that has exited to close its connection, or a program
+in a game that has failed to exit, before it stops listening."""
 TAIL = 4
 """Lines of the program's error output shown when it gives no verdict."""
 
@@ -129,7 +130,7 @@ class _Program:
 
     def verdict(self) -> Verdict | str:
         """The verdict of the last line printed, or why there is none."""
-        lines = [line for line in self.stdout.decode(errors="replace").splitlines() if line]
+        lines = [ln for ln in self.stdout.decode(errors="replace").splitlines() if ln.strip()]
         if not lines:
             errors = self.stderr.decode(errors="replace").strip().splitlines()[-TAIL:]
             said = f": {' / '.join(errors)}" if errors else ""
@@ -333,8 +334,10 @@ async def _drive(table: _Table, program: _Program, hosted: HostedHub) -> str | N
             await table.play()
             await table.listen()
         except KitFailure as exc:
-            failure = str(exc)
-            await program.done.wait()
+            failure = str(exc)  # the game has failed: the program gets a moment to stop
+            with trio.move_on_after(GRACE):
+                await program.done.wait()
+            nursery.cancel_scope.cancel()
     await table.drain()
     return failure
 
@@ -352,12 +355,9 @@ def _judge(
         problems.append("the kit found no deal that allowed its cheat")
     if expected is not None and verdict == expected:
         problems += _wire_problems(table, expected)
-    said = (
-        []
-        if failure and isinstance(verdict, str) and verdict.startswith("no verdict")
-        else [verdict]
-    )
-    observed = "; ".join([*map(str, said), *problems])
+    # A program the kit had to stop printed nothing worth showing beside why it was stopped.
+    silent = failure is not None and str(verdict).startswith("no verdict")
+    observed = "; ".join([*([] if silent else [str(verdict)]), *problems])
     passed = isinstance(verdict, Verdict) and verdict == expected and not problems
     shown = scenario.expects if expected is None else str(expected)
     return Result(scenario.name, players, shown, observed, passed, seconds)
@@ -405,8 +405,11 @@ async def run_kit(
     return results
 
 
+TABLE_HEADER = f"{'game':<22} {'expected':<26} {'observed':<26} result"
+
+
 def table_row(result: Result) -> str:
-    """One line of the pass/fail table."""
-    mark = "PASS" if result.passed else "FAIL"
+    """One line of the pass/fail table: game, expected, observed, PASS or FAIL."""
     name = f"{result.scenario} ({result.players})"
-    return f"{mark}  {name:<24} expected: {result.expected:<36} observed: {result.observed}"
+    mark = "PASS" if result.passed else "FAIL"
+    return f"{name:<22} {result.expected:<26} {result.observed:<26} {mark}"

@@ -89,3 +89,11 @@ async def test_a_program_that_never_answers_fails_in_time() -> None:
     assert not result.passed
     assert result.observed == "no verdict within 2 s"
     assert result.seconds < 10
+
+
+async def test_players_plays_a_cheat_at_another_size() -> None:
+    """At four, the last member of the seat draw, who sends the rogue key, is member 3."""
+    (scenario,) = by_name(["rogue-key"])
+    result = await run_scenario(scenario, Options(OURS, timeout=90, players=4))
+    assert result.passed, result
+    assert (result.players, result.expected) == (4, "violation 3 key")

@@ -22,6 +22,7 @@ import time
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.net.door import Door
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import Link, open_link
 from tarot_p2p.protocol.codec import encode
@@ -55,7 +56,7 @@ class CountingStream(trio.abc.Stream):
 async def relay_bench(peers: int, messages: int, size: int) -> dict[str, float]:
     hub = Hub(Ed25519PrivateKey.generate(), TABLE, SECRET)
     async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(hub.serve, "127.0.0.1", 0)
+        listeners = await nursery.start(Door.of(hub).serve, "127.0.0.1", 0)
         code = hub.join_code("127.0.0.1", listeners[0].socket.getsockname()[1])
         links: list[Link] = []
         counters: list[CountingStream] = []

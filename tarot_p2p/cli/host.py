@@ -1,9 +1,11 @@
-"""``tarot-p2p host``: create a table, print its join code, seat the players, play seat 0.
+"""``tarot-p2p host``: create a table, print its codes, seat the players, play seat 0.
 
-By default the hub runs inside this process (its identity is the host's key, so the join
-code also tells the players who the host is) and listens on ``--listen``/``--port``; give
-``--relay CODE`` to go through a standalone relay (``tarot-p2p relay``) instead, whose code
-the players then use with ``join --relay``. The host plays in a page of the browser
+By default the hub runs inside this process (its identity is the host's key, so the long
+join code also tells the players who the host is) and listens on ``--listen``/``--port``;
+give ``--relay ADDRESS`` (remembered in the profile) to make the table at a standalone
+relay (``tarot-p2p relay``) instead. Either way the host offers the table under a short
+code to read aloud (``7-guitar-orbit``, :mod:`tarot_p2p.net.meet`) until every seat is
+taken, and prints the long code for scripts. The host plays in a page of the browser
 (``--ui terminal``: at the terminal), or lets a bot play for it with ``--bot``;
 ``--bots N`` seats N bots that play inside this program.
 """
@@ -13,17 +15,20 @@ from __future__ import annotations
 import argparse
 import logging
 import secrets
-import socket
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarot_p2p.cli.bot import BotPolicy, add_bot_options
 from tarot_p2p.cli.house_bots import bot_names, seat_house_bots
 from tarot_p2p.cli.join import (
+    add_relay_options,
     add_seat_options,
+    chosen_relay,
     connect_patiently,
     describe_table,
     report,
@@ -33,13 +38,25 @@ from tarot_p2p.cli.join import (
 )
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
+from tarot_p2p.net.address import Address, code_address, local_address, parse_address
+from tarot_p2p.net.channels import Board, ClaimEnd
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
+from tarot_p2p.net.joincode import (
+    SECRET_LEN,
+    TABLE_ID_LEN,
+    JoinCode,
+    JoinCodeError,
+    fingerprint,
+    identity_bytes,
+)
 from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import JoinRequest, LobbyError, clean_name
+from tarot_p2p.net.meet import MAX_FAILURES, claim_at, create_at, offer_table
 from tarot_p2p.net.profile import Profile, ProfileError, TableState, Ticket
+from tarot_p2p.net.rendezvous import Invitation
 from tarot_p2p.net.runner import Connector, Policy, Timeouts
 from tarot_p2p.net.session import HostedHub, host_table, play_seat, resume_seat
+from tarot_p2p.net.words import ShortCode
 from tarot_p2p.rules.config import (
     FORFEIT_LIMITS,
     Abandon,
@@ -53,10 +70,11 @@ LINGER = 30.0
 
 
 DESCRIPTION = (
-    "Create a table, print the join code your friends type to sit down, and play your "
-    "seat in your browser (or at this terminal with --ui terminal). The table's hub runs "
-    "in this program; to go through a standalone relay instead, give the relay's code with "
-    "--relay, and your friends then join with --relay too. --bots N fills N seats with "
+    "Create a table, print the short code you read to your friends (and the long code for "
+    "scripts), and play your seat in your browser (or at this terminal with --ui terminal). "
+    "The table's hub runs in this program; to make it at a relay instead (for friends on "
+    "the internet), give the relay's address with --relay, once: it is remembered "
+    "(--no-relay forgets it). --bots N fills N seats with "
     "bots playing in this program; --bot lets a bot play your own seat. If you have an "
     "unfinished table, running host again takes it back (--new starts another one)."
 )
@@ -84,7 +102,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--listen", default="0.0.0.0", help="address the hub listens on")
     p.add_argument("--port", type=int, default=0, help="port the hub listens on (0: any)")
     p.add_argument("--advertise", help="host name in the join code (default: this machine's)")
-    p.add_argument("--relay", metavar="CODE", help="use this standalone relay instead of a hub")
+    add_relay_options(p, "make the table at this relay (tarot-p2p relay) instead of here")
     p.add_argument(
         "--forfeit-after",
         type=int,
@@ -132,14 +150,39 @@ def table_config(args: argparse.Namespace) -> TableConfig:
     )
 
 
-def local_address() -> str:
-    """This machine's address on the network the default route uses (no packet is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))
-            return str(probe.getsockname()[0])
-        except OSError:
-            return "127.0.0.1"
+class CodeBoard:
+    """Tells the host's player the short code to read out, and what becomes of it."""
+
+    def __init__(self, relay: Address | None) -> None:
+        self.relay = relay
+
+    def new_code(self, code: ShortCode, why: str | None) -> None:
+        if why is not None:
+            print(f"The code no longer works: {why}. Here is a new one.", flush=True)
+        print(f"Read this code to your friends: {code.text()}", flush=True)
+        if self.relay is not None:
+            command = f"tarot-p2p join {code.text()} --relay {self.relay.text()}"
+            print(f"  (they type: {command})", flush=True)
+        else:
+            print(
+                f"  (on this network they type: tarot-p2p join {code.text()}; "
+                "from elsewhere, send them the long code below)",
+                flush=True,
+            )
+
+    def wrong_try(self, count: int) -> None:
+        print(
+            f"Someone tried a wrong code ({count} of {MAX_FAILURES}: then the code changes)",
+            flush=True,
+        )
+
+
+async def new_relay_table(relay: Address) -> JoinCode:
+    """A table made at the relay: its long code, with the address friends can use."""
+    created = await create_at(relay.host, relay.port)
+    where = code_address(relay, parse_address(created.address))
+    hub_key = fingerprint(Ed25519PublicKey.from_public_bytes(created.identity))
+    return JoinCode(where.host, where.port, created.table_id, hub_key, created.secret, True)
 
 
 async def _host(
@@ -148,16 +191,19 @@ async def _host(
     name: str,
     policy: Policy,
     timeouts: Timeouts,
-    relay: JoinCode | None,
+    relay: Address | None,
     profile: Profile,
     resume: TableState | None,
 ) -> int:
     identity = profile.identity()
     ticket = resume.ticket if resume is not None else None
+    relay_code: JoinCode | None = None
     if ticket is not None:
         code = JoinCode.decode(ticket.code)
+        if ticket.relay and not code.relay:
+            code = replace(code, relay=True)  # saved before codes said so themselves
+        relay_code = code if code.relay else None
         table_id, secret = code.table_id, code.secret
-        relay = code if ticket.relay else None
         if ticket.config is not None:
             config = TableConfig.from_canonical_bytes(bytes.fromhex(ticket.config))
         name = ticket.name
@@ -166,7 +212,8 @@ async def _host(
         table_id = secrets.token_bytes(TABLE_ID_LEN)
         secret = secrets.token_bytes(SECRET_LEN)
         if relay is not None:
-            table_id, secret = relay.table_id, relay.secret
+            relay_code = await new_relay_table(relay)
+            table_id, secret = relay_code.table_id, relay_code.secret
         names = bot_names(args.bots, name)
     files = profile.seat_files(table_id, identity)
     peer = resume_seat(files, identity) if resume is not None else None
@@ -178,9 +225,11 @@ async def _host(
         hosted: HostedHub | None = None
         link: MessageLink
         reconnect: Connector | None = None
-        if relay is None:
+        claim_channel: Callable[[int], Awaitable[ClaimEnd]]
+        if relay_code is None:
+            board = Board()
             hub = Hub(identity, table_id, secret)
-            hosted = HostedHub(hub)
+            hosted = HostedHub(hub, board)
             listen = ticket.listen if ticket is not None and ticket.listen else args.listen
             wanted = ticket.port if ticket is not None and ticket.port else args.port
             listeners = await nursery.start(hosted.serve, listen, wanted)
@@ -193,9 +242,6 @@ async def _host(
                 )
                 code = hub.join_code(advertise, port)
             print(f"hub listening on {listen}:{port}", flush=True)
-            print(f"join code: {code.encode()}", flush=True)
-            if isinstance(policy, BrowserPolicy) and len(names) < config.players - 1:
-                policy.invite(f"tarot-p2p join {code.encode()}")
             link = hub.local_link()
             saved = Ticket(
                 "host", code.encode(), name, False, None, listen, port, bots=tuple(names)
@@ -210,26 +256,51 @@ async def _host(
             )
             if names:
                 print(f"bots playing in this program: {', '.join(names)}", flush=True)
+
+            async def claim_here(wanted: int) -> ClaimEnd:
+                await trio.lowlevel.checkpoint()
+                return board.claim(wanted)
+
+            claim_channel = claim_here
+            shown = CodeBoard(None)
         else:
-            relay_code = relay
+            code = relay_code
+            # This run dials the relay as it was given (the code may hold the public
+            # address, which a host on the relay's own network may not reach).
+            dialed = (
+                relay if relay is not None and ticket is None else Address(code.host, code.port)
+            )
+            own = replace(code, host=dialed.host, port=dialed.port)
 
             async def reconnect() -> MessageLink:
-                return await connect(relay_code, identity)
+                return await connect(own, identity)
 
-            link = await connect_patiently(relay, identity, timeouts, show=True)
-            print("connected to the relay; players join with its code and --relay", flush=True)
-            saved = Ticket("host", relay.encode(), name, True)
+            async def claim_there(wanted: int) -> ClaimEnd:
+                return await claim_at(dialed.host, dialed.port, wanted)
+
+            claim_channel = claim_there
+            shown = CodeBoard(Address(code.host, code.port))
+            link = await connect_patiently(own, identity, timeouts, show=True)
+            print(f"connected to the relay at {dialed.text()}", flush=True)
+            saved = Ticket("host", code.encode(), name, True)
+        print(f"join code: {code.encode()}", flush=True)
+        if isinstance(policy, BrowserPolicy) and len(names) < config.players - 1:
+            policy.invite(f"tarot-p2p join {code.encode()}")
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
         profile.save_ticket(files, replace(saved, config=config_hex))
         if peer is None:
-            print(f"waiting for {config.players - 1} players...", flush=True)
+            print(f"waiting for {config.players - 1 - len(names)} players...", flush=True)
             async with trio.open_nursery() as ready:
                 # The crypto tables are built while the players come: the set-up, which
-                # starts everyone's clock, goes out only once this peer is ready.
+                # starts everyone's clock, goes out only once this peer is ready. The short
+                # code works until every seat is taken.
                 ready.start_soon(warm_up_crypto)
+                invitation = Invitation(code, identity_bytes(identity.public_key()))
+                ready.start_soon(offer_table, claim_channel, invitation, shown)
                 peer = await host_table(
                     link, identity, name, config, table_id, on_join=joined, timeout=timeouts.lobby
                 )
+                ready.cancel_scope.cancel()
         else:
             print("taking back your unfinished table...", flush=True)
             await warm_up_crypto()
@@ -264,13 +335,16 @@ def run(args: argparse.Namespace) -> int:
         config = table_config(args)
         timeouts = seat_timeouts(args)
         name = clean_name(args.name)
-        relay = JoinCode.decode(args.relay) if args.relay else None
+        profile = Profile(args.profile)
+        relay = chosen_relay(args, profile)
         if not 0 <= args.bots < config.players:
             raise ValueError(f"--bots is 0 to {config.players - 1} at {config.players} players")
         if args.bots and relay is not None:
-            raise ValueError("--bots needs the hub in this program: leave out --relay")
+            raise ValueError(
+                "--bots needs the hub in this program: leave out --relay "
+                "(or add --no-relay to forget the relay you gave before)"
+            )
         bot_names(args.bots, name)
-        profile = Profile(args.profile)
         resume = None
         if not args.new:
             tables = profile.unfinished(profile.identity())

@@ -1,10 +1,12 @@
 """``tarot-p2p join CODE``: take a seat at a table and play it in the browser (or terminal).
 
-The join code names the hub, proves its identity and lets you in. When the host runs the
-hub (``tarot-p2p host``), the code also names the host, whose set-up you then accept
-only if the host signed it; with a standalone relay (``--relay``) the code cannot name
-the host: compare the host key fingerprint printed with the table, or pin it with
-``--host-key``.
+CODE is the short code the host reads out (``7-guitar-orbit``) or the long join code. A
+short code is looked up at a relay (``--relay``, or the one remembered in the profile) or,
+without one, on this network; its exchange (:mod:`tarot_p2p.net.meet`) gives the long code
+and the host's key, and the set-up is then accepted only if that key signed it. The long
+code names the hub, proves its identity and lets you in; when the host runs the hub, it
+also names the host. A long code of a standalone relay cannot: compare the host key
+fingerprint printed with the table, or pin it with ``--host-key``.
 """
 
 from __future__ import annotations
@@ -21,15 +23,21 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
+from tarot_p2p.net.address import DEFAULT_PORT, Address, parse_address
 from tarot_p2p.net.framing import LinkError
+from tarot_p2p.net.hello import HubRefused
 from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
 from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import LobbyError, clean_name
+from tarot_p2p.net.meet import ask_host
 from tarot_p2p.net.noise import NoiseError
 from tarot_p2p.net.profile import Profile, ProfileError, Ticket, default_root
+from tarot_p2p.net.rendezvous import Invitation, RendezvousError, WrongCode
 from tarot_p2p.net.runner import BACKOFF, Outcome, Policy, Timeouts
 from tarot_p2p.net.session import LobbyTimeout, TableFull, join_table, play_seat, resume_seat
 from tarot_p2p.net.tables_cache import load_tables
+from tarot_p2p.net.words import EXAMPLE, ShortCode, is_short_code
+from tarot_p2p.net.words import parse as parse_short_code
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import Abandon
 
@@ -67,12 +75,11 @@ def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> No
 
 
 DESCRIPTION = (
-    "Take a seat at a table with the join code the host gave you, and play in your browser "
-    "(or at this terminal with --ui terminal). When the host runs the table in its own "
-    "program, the code also proves who the host is. With a standalone relay (--relay) it "
-    "cannot: compare the host key shown with the table with the one your host tells you, "
-    "or require it with --host-key. If your program stops, run the same command again to "
-    "take your seat back."
+    "Take a seat at a table with the code the host gave you, and play in your browser (or "
+    "at this terminal with --ui terminal). The short code (like 7-guitar-orbit) is looked "
+    "up at the relay your host uses: give its address once with --relay, it is remembered; "
+    "without a relay, on this network. The long code (tp2p1-...) works anywhere. If your "
+    "program stops, run the same command again to take your seat back."
 )
 
 
@@ -85,16 +92,42 @@ def register(subparsers: Any) -> None:
 
 
 def add_join_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("code", help="the join code printed by the host or the relay")
     p.add_argument(
-        "--relay",
-        action="store_true",
-        help="the code is a standalone relay's: it does not name the host",
+        "code", help="the code the host gave you: short (7-guitar-orbit) or long (tp2p1-...)"
     )
+    add_relay_options(p, "the relay where the host's short code is found")
     p.add_argument(
         "--host-key",
-        help=f"the host key fingerprint to require ({2 * FINGERPRINT_LEN} hex digits)",
+        help=f"with a long code: the host key fingerprint to require "
+        f"({2 * FINGERPRINT_LEN} hex digits)",
     )
+
+
+def add_relay_options(p: argparse.ArgumentParser, what: str) -> None:
+    """``--relay ADDRESS`` (remembered) and ``--no-relay`` (forgotten), for host and join."""
+    relay = p.add_mutually_exclusive_group()
+    relay.add_argument(
+        "--relay",
+        metavar="HOST[:PORT]",
+        help=f"{what} (remembered for next time; the port is {DEFAULT_PORT} if left out)",
+    )
+    relay.add_argument(
+        "--no-relay", action="store_true", help="forget the relay remembered and do without"
+    )
+
+
+def chosen_relay(args: argparse.Namespace, profile: Profile) -> Address | None:
+    """The relay of this run: given (then remembered), remembered, or none (``--no-relay``
+    forgets it). Raises AddressError or ProfileError with a message for the player."""
+    if args.no_relay:
+        profile.remember_relay(None)
+        return None
+    if args.relay:
+        address = parse_address(args.relay)
+        profile.remember_relay(address.text())
+        return address
+    kept = profile.relay()
+    return parse_address(kept) if kept else None
 
 
 def seat_timeouts(args: argparse.Namespace) -> Timeouts:
@@ -158,20 +191,62 @@ async def connect_patiently(
     raise LinkError(f"the table at {code.host}:{code.port} did not answer")
 
 
+async def invitation_for(short: ShortCode, relay: Address | None, show: bool) -> Invitation:
+    """The long code and host key behind ``short``: asked at ``relay``, or at the hub found
+    on this network announcing its channel."""
+    if relay is not None:
+        if show:
+            print(f"looking for the table {short.text()} at {relay.text()}...", flush=True)
+        return await ask_host(relay.host, relay.port, short)
+    try:
+        from tarot_p2p.net import discovery  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        raise ValueError(
+            "no relay is known to look this code up: give the relay's address with "
+            "--relay HOST[:PORT] (ask the host), or use the long code"
+        ) from None
+    found = await discovery.find_channel(short.channel, 5.0)
+    if found is None:
+        raise ValueError(
+            f"no table with the code {short.text()} on this network: check the code, or give "
+            "the relay's address with --relay HOST[:PORT] (ask the host)"
+        )
+    return await ask_host(found[0], found[1], short)
+
+
 async def _join(
-    code: JoinCode,
+    target: JoinCode | ShortCode,
     name: str,
     policy: Policy,
     profile: Profile,
     timeouts: Timeouts,
     hub_fingerprint: bytes | None,
     show: bool,
-    relay: bool,
+    relay: Address | None,
 ) -> int:
     identity = profile.identity()
+    short: str | None = None
+    if isinstance(target, ShortCode):
+        short = target.text()
+        kept = [
+            t.ticket
+            for t in profile.unfinished(identity)
+            if t.ticket is not None and t.ticket.role == "join" and t.ticket.short == short
+        ]
+        if kept:
+            code = JoinCode.decode(kept[0].code)
+            hub_fingerprint = bytes.fromhex(kept[0].host_key) if kept[0].host_key else None
+        else:
+            invitation = await invitation_for(target, relay, show)
+            code = invitation.code
+            host = Ed25519PublicKey.from_public_bytes(invitation.host_key)
+            hub_fingerprint = fingerprint(host)
+    else:
+        code = target
     files = profile.seat_files(code.table_id, identity)
     host_key = None if hub_fingerprint is None else hub_fingerprint.hex()
-    profile.save_ticket(files, Ticket("join", code.encode(), name, relay, host_key))
+    ticket = Ticket("join", code.encode(), name, code.relay, host_key, short=short)
+    profile.save_ticket(files, ticket)
     peer = resume_seat(files, identity)
     # The fixed-base tables (about 2 s) are built before we sit: nobody's clock starts
     # on a peer that is not ready.
@@ -231,34 +306,41 @@ def run_joiner(args: argparse.Namespace, policy: Policy, *, show: bool) -> int:
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     try:
-        code = JoinCode.decode(args.code)
+        target: JoinCode | ShortCode
+        pinned: bytes | None = None
+        profile = Profile(args.profile)
+        relay = chosen_relay(args, profile)
+        if is_short_code(args.code):
+            target = parse_short_code(args.code)
+            if args.host_key:
+                raise ValueError("a short code tells the host's key itself: leave out --host-key")
+        else:
+            target = JoinCode.decode(args.code)
+            if args.host_key:
+                pinned = bytes.fromhex(args.host_key)
+                if len(pinned) != FINGERPRINT_LEN:
+                    raise ValueError(f"--host-key is {2 * FINGERPRINT_LEN} hex digits")
+            elif not target.relay:
+                pinned = target.hub_fingerprint
         timeouts = seat_timeouts(args)
         name = clean_name(args.name or (getpass.getuser() if show else "bot"))
-        pinned: bytes | None = None
-        if args.host_key:
-            pinned = bytes.fromhex(args.host_key)
-            if len(pinned) != FINGERPRINT_LEN:
-                raise ValueError(f"--host-key is {2 * FINGERPRINT_LEN} hex digits")
-        elif not args.relay:
-            pinned = code.hub_fingerprint
-    except (JoinCodeError, LobbyError, ValueError) as exc:
+    except (JoinCodeError, LobbyError, ValueError, ProfileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    profile = Profile(args.profile)
     main = with_page(policy, _join)
-    return run_seat(main, code, name, policy, profile, timeouts, pinned, show, args.relay)
+    return run_seat(main, target, name, policy, profile, timeouts, pinned, show, relay)
 
 
 NETWORK_ERRORS = (LinkError, NoiseError, OSError, trio.TooSlowError)
 
 
-def _leaf(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseException | None:
+def leaf_error(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseException | None:
     """The first exception of ``kinds`` in ``exc`` (trio's nurseries wrap them in groups)."""
     if isinstance(exc, kinds):
         return exc
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
-            found = _leaf(inner, kinds)
+            found = leaf_error(inner, kinds)
             if found is not None:
                 return found
     return None
@@ -269,14 +351,31 @@ def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
     try:
         return trio.run(main, *args)
     except BaseException as exc:
-        kinds = (KeyboardInterrupt, TableFull, LobbyTimeout, ProfileError, ValueError)
-        leaf = _leaf(exc, (*kinds, *NETWORK_ERRORS))
+        kinds = (KeyboardInterrupt, TableFull, LobbyTimeout, ProfileError, WrongCode)
+        leaf = leaf_error(exc, (*kinds, RendezvousError, HubRefused, ValueError, *NETWORK_ERRORS))
         if isinstance(leaf, KeyboardInterrupt):
             print(
                 "\nleft the table; run the same command again to take your seat back",
                 file=sys.stderr,
             )
             return 130
+        if isinstance(leaf, WrongCode):
+            print(
+                "error: the host's program says this code is wrong: check it with the host "
+                f"(codes look like {EXAMPLE})",
+                file=sys.stderr,
+            )
+            return 2
+        if isinstance(leaf, RendezvousError):
+            print(
+                "error: the exchange with the host's program failed (a message was changed "
+                "on the way): ask the host for a new code, or for the long code",
+                file=sys.stderr,
+            )
+            return 1
+        if isinstance(leaf, HubRefused):
+            print(f"error: {leaf}", file=sys.stderr)
+            return 1
         if isinstance(leaf, ProfileError | ValueError):
             print(f"error: {leaf}", file=sys.stderr)
             return 2

@@ -1,131 +1,168 @@
-"""``tarot-p2p relay``: a standalone hub for one table, for when no player can host.
+"""``tarot-p2p relay``: a standalone hub for many tables, for when no player can host.
 
-It listens, prints the join code players paste into ``tarot-p2p join``, and relays
-messages until interrupted. It holds no game state and can read only public messages;
-players verify everything it forwards (see :mod:`tarot_p2p.net.hub`).
+Hosts give its address with ``host --relay ADDRESS``: each makes its own table here and
+holds a rendezvous channel, so friends join with a short code. The relay holds no game
+state and reads only public messages; players verify everything it forwards (see
+:mod:`tarot_p2p.net.hub`), and the short code's exchange tells them the host's key, so it
+cannot seat itself as the host.
 
-Run it again with the same profile and it serves the same table under the same code (its
-identity, table and port are kept in the profile), so a relay that was stopped or
-crashed comes back and the players reconnect by themselves. --new starts another table.
+It listens on every interface by default (``--listen 0.0.0.0``): a relay exists to be
+reached from other machines, unlike a page or a test hub. It listens on port 7770 unless
+told, so an address is easy to give. Run again with the same profile, it serves the same
+tables (kept in its profile) and their players reconnect by themselves.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import errno
 import logging
-import secrets
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
-from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN
+from tarot_p2p.cli.join import leaf_error
+from tarot_p2p.net.address import (
+    DEFAULT_PORT,
+    Address,
+    AddressError,
+    is_loopback,
+    local_address,
+    parse_address,
+    reaches_internet,
+)
+from tarot_p2p.net.door import Door
 from tarot_p2p.net.profile import Profile, ProfileError, default_root
-from tarot_p2p.net.runner import write_private_atomic
+from tarot_p2p.net.relay import RELAY_FILE, RelayFileError, RelayTables
 
-RELAY_FILE = "relay.json"
-"""The relay's table in its profile: table id, join secret and port (owner-only)."""
-
-
-def _hex_bytes(size: int) -> Callable[[str], bytes]:
-    def parse(text: str) -> bytes:
-        try:
-            value = bytes.fromhex(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"not hexadecimal: {text!r}") from exc
-        if len(value) != size:
-            raise argparse.ArgumentTypeError(f"expected {size} bytes ({2 * size} hex digits)")
-        return value
-
-    parse.__name__ = f"{size}-byte hex"
-    return parse
-
+SWEEP_EVERY = 600.0
+"""Seconds between two passes that forget idle tables and save the others."""
 
 DESCRIPTION = (
-    "Run a standalone hub for one table, for when no player can host: it prints the join "
-    "code the players use with --relay, and passes their messages on until you stop it. It "
-    "cannot read anyone's cards or change a message. Run it again with the same profile and "
-    "it serves the same table under the same code, and the players reconnect by themselves; "
-    "--new starts another table."
+    "Run a relay: a meeting point on the network for players when none of them can host. "
+    "Hosts give its address with: tarot-p2p host --relay ADDRESS; each gets its own table "
+    "here and a short code for its friends. The relay cannot read anyone's cards or change "
+    "a message. Run it again with the same profile and it serves the same tables, and the "
+    "players reconnect by themselves."
 )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "relay",
-        help="run a standalone hub for one table and print its join code",
-        description=DESCRIPTION,
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=0, help="port to listen on (0: any free)")
-    parser.add_argument(
-        "--advertise", metavar="HOST", help="host name to put in the join code (default: --host)"
+        "relay", help="run a relay where hosts make their tables", description=DESCRIPTION
     )
     parser.add_argument(
-        "--table-id", type=_hex_bytes(TABLE_ID_LEN), help="table id, 64 hex digits (random)"
+        "--listen",
+        default="0.0.0.0",
+        help="address to listen on (default 0.0.0.0: every network of this computer)",
     )
     parser.add_argument(
-        "--join-secret", type=_hex_bytes(SECRET_LEN), help="join secret, 32 hex digits (random)"
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0: any free port, the same as "
+        "last time when it is free)",
+    )
+    parser.add_argument(
+        "--public-address",
+        metavar="HOST[:PORT]",
+        help="the address friends on the internet reach this relay by (your router's "
+        "public address or a domain name, with the port it forwards here)",
     )
     parser.add_argument(
         "--profile",
         type=Path,
         default=None,
-        help=f"where the relay keeps its identity and table (default: {default_root()})",
-    )
-    parser.add_argument(
-        "--new", action="store_true", help="serve a new table, not the one kept in the profile"
+        help=f"where the relay keeps its identity and tables (default: {default_root()})",
     )
     parser.add_argument("--verbose", action="store_true", help="log dropped connections")
     parser.set_defaults(func=run)
 
 
-def relay_table(args: argparse.Namespace, profile: Profile) -> tuple[bytes, bytes, int]:
-    """The table id, join secret and port to serve: those kept in the profile (the same
-    join code as last time), unless new ones are asked for; saved for next time."""
-    path = profile.root / RELAY_FILE
-    explicit = args.new or args.table_id is not None or args.join_secret is not None
-    if path.exists() and not explicit:
-        try:
-            kept = json.loads(path.read_text())
-            return bytes.fromhex(kept["table_id"]), bytes.fromhex(kept["secret"]), kept["port"]
-        except (OSError, ValueError, KeyError, TypeError):
-            print(f"relay: {path} is damaged; serving a new table", file=sys.stderr)
-    table_id = args.table_id or secrets.token_bytes(TABLE_ID_LEN)
-    secret = args.join_secret or secrets.token_bytes(SECRET_LEN)
-    return table_id, secret, args.port
+def reach_note(listen: str, public: Address | None, shown: Address) -> str | None:
+    """What the operator must know about who can use the address shown, if anything."""
+    if public is not None:
+        return None
+    if is_loopback(listen) or is_loopback(shown.host):
+        return (
+            "This relay can be reached from this computer only. To let others in, run it "
+            "with --listen 0.0.0.0."
+        )
+    if reaches_internet(shown.host):
+        return None
+    return (
+        f"This address works on this network only. For friends on the internet, forward "
+        f"port {shown.port} of your router to this computer (or run the relay on a server) "
+        "and give its public address with --public-address HOST[:PORT]."
+    )
 
 
-async def _serve(hub: Hub, host: str, port: int, advertise: str, kept: Path) -> None:
+async def _serve(tables: RelayTables, listen: str, port: int, public: Address | None) -> None:
+    door = Door(tables.lookup, create=tables.create)
     async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(hub.serve, host, port)
-        bound_port = listeners[0].socket.getsockname()[1]
-        record = {"table_id": hub.table_id.hex(), "secret": hub.secret.hex(), "port": bound_port}
-        write_private_atomic(kept, (json.dumps(record) + "\n").encode())
-        print(f"relay listening on {host}:{bound_port}", flush=True)
-        print(hub.join_code(advertise, bound_port).encode(), flush=True)
+        listeners = await nursery.start(door.serve, listen, port)
+        bound = listeners[0].socket.getsockname()[1]
+        host = local_address() if listen in ("", "0.0.0.0", "::") else listen
+        shown = public or Address(host, bound)
+        tables.address = shown
+        tables.port = bound
+        tables.save()
+        kept = len(tables.hubs)
+        print(f"relay listening on {listen}:{bound}", flush=True)
+        if kept:
+            print(f"serving {kept} table{'s' if kept > 1 else ''} kept from the last run")
+        print(f"relay ready: hosts use --relay {shown.text()}", flush=True)
+        note = reach_note(listen, public, shown)
+        if note:
+            print(note, flush=True)
+        while True:
+            await trio.sleep(SWEEP_EVERY)
+            tables.sweep()
+            tables.save()
 
 
 def run(args: argparse.Namespace) -> int:
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
+        public = parse_address(args.public_address) if args.public_address else None
+        if public is not None and not reaches_internet(public.host):
+            raise AddressError(
+                f"{public.host} cannot be reached from the internet: give the public "
+                "address of your router or server with --public-address"
+            )
+        if not 0 <= args.port < 65536:
+            raise AddressError("--port is 0 to 65535")
         profile = Profile(args.profile)
         identity = profile.identity()
-    except ProfileError as exc:
+        tables = RelayTables(identity, profile.root / RELAY_FILE, Address(args.listen, 0))
+        tables.load()
+    except (AddressError, ProfileError, RelayFileError) as exc:
         print(f"relay: {exc}", file=sys.stderr)
         return 2
-    table_id, secret, port = relay_table(args, profile)
-    hub = Hub(identity, table_id, secret)
-    kept = profile.root / RELAY_FILE
+    port = args.port or tables.port or 0
     try:
-        trio.run(_serve, hub, args.host, port, args.advertise or args.host, kept)
-    except KeyboardInterrupt:
-        print("relay stopped", file=sys.stderr)
-    except OSError as exc:
-        print(f"relay: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        trio.run(_serve, tables, args.listen, port, public)
+    except BaseException as caught:
+        error = leaf_error(caught, (KeyboardInterrupt, OSError))
+        if isinstance(error, KeyboardInterrupt):
+            tables.save()
+            print("relay stopped", file=sys.stderr)
+            return 0
+        if not isinstance(error, OSError):
+            raise
+        if error.errno == errno.EADDRINUSE:
+            print(
+                f"relay: port {port} is already in use on this computer (is another relay "
+                "running?). Stop the other program, or choose another port with --port.",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                f"relay: cannot listen on {args.listen}:{port}: {error.strerror or error}. "
+                "Check the address given with --listen.",
+                file=sys.stderr,
+            )
         return 1
     return 0

@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tarot_p2p.cli.player import add_ui_options
+from tarot_p2p.net.joincode import JoinCode, JoinCodeError
 from tarot_p2p.net.profile import Profile, ProfileError, TableState
 
 DESCRIPTION = (
@@ -95,9 +97,14 @@ def run(args: argparse.Namespace) -> int:
     if ticket.role == "host":
         argv = ["host", "--table", chosen.files.directory.name, *common]
     else:
-        argv = ["join", ticket.code, *common]
-        if ticket.relay:
-            argv.append("--relay")
+        try:
+            join_code = JoinCode.decode(ticket.code)
+        except JoinCodeError as exc:
+            print(f"error: the table's ticket is damaged ({exc})", file=sys.stderr)
+            return 2
+        if ticket.relay and not join_code.relay:
+            join_code = replace(join_code, relay=True)  # a ticket saved before codes said so
+        argv = ["join", join_code.encode(), *common]
         if ticket.host_key:
             argv += ["--host-key", ticket.host_key]
     again = build_parser().parse_args(argv)

@@ -24,15 +24,17 @@ Bounded, and the bounds fall on whoever exceeds them (``wire.md`` §7.3):
 * a member whose socket takes no bytes for ``send_timeout`` seconds is disconnected (its
   own link only).
 
-Failure isolation: each connection runs in its own task; a failed handshake, a malformed
-or oversize frame, a bad transport tag or a timeout ends that task and closes that
-connection, and nothing else. The same :class:`Hub` serves TCP peers (:meth:`serve`) and
-an in-process endpoint for a peer that hosts the hub (:meth:`local_link`).
+Failure isolation: each connection runs in its own task; a malformed or oversize frame, a
+bad transport tag or a timeout ends that task and closes that connection, and nothing
+else. The same :class:`Hub` serves TCP members (:meth:`serve_link`, behind the
+:class:`~.door.Door` that reads their hello and runs their handshake) and in-process
+endpoints for a peer that hosts the hub (:meth:`local_link`).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -41,13 +43,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.joincode import JoinCode, fingerprint
-from tarot_p2p.net.link import DEFAULT_CONFIG, LinkConfig, accept_link
+from tarot_p2p.net.link import DEFAULT_CONFIG, Link, LinkConfig
 from tarot_p2p.net.noise import NoiseError
 
 log = logging.getLogger(__name__)
 
 
-_CONNECTION_ERRORS = (LinkError, NoiseError, trio.TooSlowError, trio.BrokenResourceError)
+CONNECTION_ERRORS = (LinkError, NoiseError, trio.TooSlowError, trio.BrokenResourceError)
 """What a single connection can break; each ends that connection only."""
 
 
@@ -96,10 +98,6 @@ class _Member:
     """Entries trimmed from the log before this member was sent them."""
 
 
-class HandshakesFull(Exception):
-    """A connection refused because too many others are still in their handshake."""
-
-
 @dataclass(slots=True)
 class HubStats:
     accepted: int = 0
@@ -117,7 +115,6 @@ class Hub:
         config: LinkConfig = DEFAULT_CONFIG,
         admit: Callable[[Ed25519PublicKey], bool] | None = None,
         max_backlog: int = 64 << 20,
-        max_handshakes: int = 32,
         budget: Budget = Budget(),
         send_timeout: float = 60.0,
     ) -> None:
@@ -136,13 +133,12 @@ class Hub:
         self._next_ident = 0
         self._members: dict[int, _Member] = {}
         self._changed = trio.Event()
-        self._handshakes = trio.Semaphore(max_handshakes)
-        """Connections still in their handshake: bounded, so that strangers holding sockets
-        open until the handshake timeout cannot exhaust the hub (a full hub refuses more)."""
+        self.seen = time.time()
+        """Wall-clock time a member last came or left (a relay forgets idle tables)."""
 
-    def join_code(self, host: str, port: int) -> JoinCode:
+    def join_code(self, host: str, port: int, *, relay: bool = False) -> JoinCode:
         hub_key = fingerprint(self.identity.public_key())
-        return JoinCode(host, port, self.table_id, hub_key, self.secret)
+        return JoinCode(host, port, self.table_id, hub_key, self.secret, relay)
 
     # --- the ordered log ---------------------------------------------------------------
 
@@ -150,6 +146,7 @@ class Hub:
         member = _Member(self._next_ident, self._base)
         self._next_ident += 1
         self._members[member.ident] = member
+        self.seen = time.time()
         return member
 
     def _relay(self, sender: _Member, message: bytes) -> None:
@@ -196,29 +193,23 @@ class Hub:
         """An in-process member, for a peer that hosts the hub itself."""
         return LocalLink(self, self._new_member())
 
+    @property
+    def connected(self) -> int:
+        """Members connected now (in-process ones included)."""
+        return len(self._members)
+
+    def _leave(self, member: _Member) -> None:
+        self._members.pop(member.ident, None)
+        self.seen = time.time()
+
     def _drop(self, exc: BaseException) -> None:
         reason = f"{type(exc).__name__}: {exc}"
         self.stats.drops.append(reason)
         log.info("dropped connection: %s", reason)
 
-    async def handle_stream(self, stream: trio.abc.Stream) -> None:
-        """Serve one TCP peer until it leaves or breaks something; never raises for it."""
-        try:
-            self._handshakes.acquire_nowait()
-        except trio.WouldBlock:
-            self._drop(HandshakesFull("too many connections in their handshake"))
-            await trio.aclose_forcefully(stream)
-            return
-        try:
-            link = await accept_link(
-                stream, self.identity, self.table_id, self.secret, self.config, self.admit
-            )
-        except _CONNECTION_ERRORS as exc:
-            self._drop(exc)
-            await trio.aclose_forcefully(stream)
-            return
-        finally:
-            self._handshakes.release()
+    async def serve_link(self, link: Link) -> None:
+        """Relay for one authenticated TCP member until it leaves or breaks something;
+        never raises for it (the caller closes its connection)."""
         self.stats.accepted += 1
         member = self._new_member()
 
@@ -245,7 +236,7 @@ class Hub:
                 async def guarded(pump: Callable[[], Awaitable[None]]) -> None:
                     try:
                         await pump()
-                    except _CONNECTION_ERRORS as exc:
+                    except CONNECTION_ERRORS as exc:
                         self._drop(exc)
                     finally:
                         nursery.cancel_scope.cancel()
@@ -253,18 +244,7 @@ class Hub:
                 nursery.start_soon(guarded, pump_out)
                 nursery.start_soon(guarded, pump_in)
         finally:
-            self._members.pop(member.ident, None)
-            await trio.aclose_forcefully(stream)
-
-    async def serve(
-        self,
-        host: str,
-        port: int,
-        *,
-        task_status: trio.TaskStatus[list[trio.SocketListener]] = trio.TASK_STATUS_IGNORED,
-    ) -> None:
-        """Listen on ``host:port`` (0 picks a free port) and serve until cancelled."""
-        await trio.serve_tcp(self.handle_stream, port, host=host, task_status=task_status)
+            self._leave(member)
 
 
 class LocalLink:
@@ -290,5 +270,5 @@ class LocalLink:
 
     async def aclose(self) -> None:
         self._closed = True
-        self._hub._members.pop(self._member.ident, None)
+        self._hub._leave(self._member)
         await trio.lowlevel.checkpoint()

@@ -1,17 +1,20 @@
 """Join codes: one copy-pasteable string that says where the table is and lets you sit.
 
 A join code carries the hub's address, the table id, a fingerprint of the hub's Ed25519
-identity (so the joining peer knows it reached the right hub, not a man in the middle) and
-the join secret (so the hub admits only people who were given the code).
+identity (so the joining peer knows it reached the right hub, not a man in the middle),
+the join secret (so the hub admits only people who were given the code) and whether the
+hub is a standalone relay (then it does not name the host, and the joiner must learn the
+host's key another way: the short code's rendezvous, or ``--host-key``).
 
-Normative form (``protocol/wire.md`` §Join codes)::
+Normative form (``protocol/wire.md`` §6)::
 
     "tp2p1-" + lowercase RFC 4648 base32 without padding of
-        u8 version (=1) || table_id (32) || hub fingerprint (16) || join secret (16)
-        || u16 port || u8 host length || host (ASCII) || checksum (4)
+        u8 version (=2) || u8 flags || table_id (32) || hub fingerprint (16)
+        || join secret (16) || u16 port || u8 host length || host (ASCII) || checksum (4)
 
 with ``checksum = SHA-256(CHECKSUM_TAG || everything before it)[:4]``, which turns a typo
-into a clear error instead of a failed handshake.
+into a clear error instead of a failed handshake. Version 1 (no flags byte, flags 0) is
+still read, so the tickets saved before version 2 keep working.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 PREFIX = "tp2p1-"
-VERSION = 1
+VERSION = 2
+FLAG_RELAY = 0x01
+"""Flags bit 0: the hub is a standalone relay, its identity is not the host's."""
 FINGERPRINT_LEN = 16
 SECRET_LEN = 16
 TABLE_ID_LEN = 32
@@ -53,6 +58,7 @@ class JoinCode:
     table_id: bytes
     hub_fingerprint: bytes
     secret: bytes
+    relay: bool = False
 
     def __post_init__(self) -> None:
         if len(self.table_id) != TABLE_ID_LEN:
@@ -69,7 +75,7 @@ class JoinCode:
     def encode(self) -> str:
         host = self.host.encode("ascii")
         body = (
-            bytes([VERSION])
+            bytes([VERSION, FLAG_RELAY if self.relay else 0])
             + self.table_id
             + self.hub_fingerprint
             + self.secret
@@ -96,9 +102,14 @@ class JoinCode:
         body, checksum = raw[:-4], raw[-4:]
         if hashlib.sha256(CHECKSUM_TAG + body).digest()[:4] != checksum:
             raise JoinCodeError("join code checksum mismatch (typo?)")
-        if body[0] != VERSION:
+        if body[0] == 1:
+            flags, at = 0, 1
+        elif body[0] == VERSION:
+            flags, at = body[1], 2
+        else:
             raise JoinCodeError(f"unsupported join code version {body[0]}")
-        at = 1
+        if flags & ~FLAG_RELAY:
+            raise JoinCodeError(f"join code with unknown flags {flags:#04x}")
         table_id = body[at : at + TABLE_ID_LEN]
         at += TABLE_ID_LEN
         hub = body[at : at + FINGERPRINT_LEN]
@@ -114,4 +125,4 @@ class JoinCode:
             host_text = host.decode("ascii")
         except UnicodeDecodeError as exc:
             raise JoinCodeError("join code host is not ASCII") from exc
-        return cls(host_text, port, table_id, hub, secret)
+        return cls(host_text, port, table_id, hub, secret, bool(flags & FLAG_RELAY))

@@ -13,8 +13,12 @@ flag byte (``0x01`` more chunks follow, ``0x00`` last chunk) followed by at most
 bytes. Any decryption failure, bad flag or oversize message raises :class:`LinkError`:
 the connection is dead, the process is not.
 
+Every TCP connection to a hub starts with a hello frame (``wire.md`` §5.0, :mod:`.hello`):
+a joining peer's names the table whose handshake follows.
+
 Timeouts are the caller's cancel scopes (``with trio.fail_after(t): await
-link.receive()``), except the handshake, bounded by ``LinkConfig.handshake_timeout``.
+link.receive()``), except the hello and the handshake, bounded together by
+``LinkConfig.handshake_timeout``.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tarot_p2p.net.framing import ConnectionClosed, FramedStream, FrameError, LinkError
 from tarot_p2p.net.handshake import Initiator, Responder, Session
+from tarot_p2p.net.hello import TableHello, knock
 from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.noise import MAX_MESSAGE, TAGLEN, NoiseError
 
@@ -127,10 +132,12 @@ async def open_link(
     code: JoinCode,
     config: LinkConfig = DEFAULT_CONFIG,
 ) -> Link:
-    """Run the joining side of the handshake on ``stream`` (raises LinkError/NoiseError)."""
+    """Say hello for the code's table, then run the joining side of the handshake on
+    ``stream`` (raises LinkError, :class:`~.hello.HubRefused` among them, or NoiseError)."""
     framed = FramedStream(stream, MAX_MESSAGE)
     initiator = Initiator(identity, code)
     with trio.fail_after(config.handshake_timeout):
+        await knock(framed, TableHello(code.table_id))
         await framed.send_frame(initiator.message1())
         initiator.read_message2(await _expect_frame(framed))
         message3, session = initiator.message3()
@@ -152,20 +159,19 @@ async def connect(
 
 
 async def accept_link(
-    stream: trio.abc.Stream,
+    framed: FramedStream,
     identity: Ed25519PrivateKey,
     table_id: bytes,
     secret: bytes,
     config: LinkConfig = DEFAULT_CONFIG,
     admit: Callable[[Ed25519PublicKey], bool] | None = None,
 ) -> Link:
-    """Run the hub side of the handshake on an accepted ``stream``."""
-    framed = FramedStream(stream, MAX_MESSAGE)
+    """Run the hub side of the handshake on a connection whose hello named ``table_id``
+    (the caller's cancel scope bounds it)."""
     responder = Responder(identity, table_id, secret, admit=admit)
-    with trio.fail_after(config.handshake_timeout):
-        responder.read_message1(await _expect_frame(framed))
-        await framed.send_frame(responder.message2())
-        session = responder.read_message3(await _expect_frame(framed))
+    responder.read_message1(await _expect_frame(framed))
+    await framed.send_frame(responder.message2())
+    session = responder.read_message3(await _expect_frame(framed))
     return Link(framed, session, config)
 
 

@@ -10,6 +10,9 @@ The game history (``history.db``) indexes those tables.
 The default profile is the platform's user data folder (``platformdirs``); ``--profile
 DIR`` picks another, so two players can share one machine. The ticket holds the join
 secret, so it is written owner-only like the key.
+
+``profile.json`` keeps the player's settings across runs: ``{"relay": "host:port"}``, the
+relay given once with ``--relay`` and used by later ``host`` and ``join`` runs.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from tarot_p2p.protocol.transcript import TranscriptFileError, read_frames
 
 APP_NAME = "tarot-p2p"
 IDENTITY_FILE = "identity.key"
+SETTINGS_FILE = "profile.json"
 TICKET_FILE = "table.json"
 HISTORY_FILE = "history.db"
 ENDED_KINDS = frozenset({"violation"})
@@ -60,6 +64,9 @@ class Ticket:
     bots: tuple[str, ...] = ()
     """Names of the bots playing inside the host's program (their profiles are in the
     host's)."""
+    short: str | None = None
+    """The short code a joiner sat down with: the same command finds this table again
+    once the host no longer answers to that code."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +79,7 @@ class Ticket:
             "port": self.port,
             "config": self.config,
             "bots": list(self.bots),
+            "short": self.short,
         }
 
     @classmethod
@@ -87,6 +95,7 @@ class Ticket:
                 port=data.get("port"),
                 config=data.get("config"),
                 bots=tuple(str(n) for n in data.get("bots", ())),
+                short=data.get("short"),
             )
         except (KeyError, TypeError) as exc:
             raise ProfileError(f"a table ticket lacks {exc}") from None
@@ -147,6 +156,37 @@ class Profile:
         except OSError as exc:
             raise ProfileError(
                 f"cannot use the profile folder {self.root}: {exc.strerror}. "
+                "Choose another with --profile DIR."
+            ) from None
+
+    def _settings(self) -> dict[str, Any]:
+        try:
+            settings = json.loads((self.root / SETTINGS_FILE).read_text())
+        except (OSError, ValueError):
+            return {}
+        return settings if isinstance(settings, dict) else {}
+
+    def relay(self) -> str | None:
+        """The relay remembered (``host:port``), if any."""
+        relay = self._settings().get("relay")
+        return relay if isinstance(relay, str) else None
+
+    def remember_relay(self, relay: str | None) -> None:
+        """Keep ``relay`` for later runs (``None``: forget it)."""
+        settings = self._settings()
+        if settings.get("relay") == relay:
+            return
+        if relay is None:
+            settings.pop("relay", None)
+        else:
+            settings["relay"] = relay
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            text = json.dumps(settings, indent=2, sort_keys=True) + "\n"
+            write_private_atomic(self.root / SETTINGS_FILE, text.encode())
+        except OSError as exc:
+            raise ProfileError(
+                f"cannot write to the profile folder {self.root}: {exc.strerror}. "
                 "Choose another with --profile DIR."
             ) from None
 

@@ -16,6 +16,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import RandomSource, SecretsRandom
+from tarot_p2p.net.channels import Board
+from tarot_p2p.net.door import Door
 from tarot_p2p.net.history import HistoryWriter
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink
@@ -184,14 +186,16 @@ async def play_seat(
 
 
 class HostedHub:
-    """A :class:`Hub` served over TCP that knows how many members are still connected.
+    """A :class:`Hub` served over TCP (behind its :class:`~.door.Door`, whose ``board``
+    holds the host's rendezvous channel) that knows how many connections are open.
 
     Why: whoever runs the hub (the host, the demo) must keep it up after its own game
     ends until the other peers have received the last messages and left.
     """
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, board: Board | None = None) -> None:
         self.hub = hub
+        self.door = Door.of(hub, board=board)
         self.connected = 0
         self.bytes_in = 0
         """TCP bytes received from the members (handshakes and framing included)."""
@@ -202,7 +206,7 @@ class HostedHub:
     async def _handle(self, stream: trio.SocketStream) -> None:
         self.connected += 1
         try:
-            await self.hub.handle_stream(_Counting(stream, self))
+            await self.door.handle_stream(_Counting(stream, self))
         finally:
             self.connected -= 1
             self._changed.set()

@@ -10,10 +10,14 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.net.door import Door
+from tarot_p2p.net.framing import FramedStream
 from tarot_p2p.net.handshake import HandshakeRejected
+from tarot_p2p.net.hello import CreateHello, Ok, TableHello, encode_frame, read_hello
 from tarot_p2p.net.hub import Budget, Hub
 from tarot_p2p.net.joincode import JoinCode, fingerprint
 from tarot_p2p.net.link import Link, LinkConfig, LinkError, accept_link, connect, open_link
+from tarot_p2p.net.noise import MAX_MESSAGE
 
 HUB = Ed25519PrivateKey.from_private_bytes(b"\x0a" * 32)
 PEERS = [Ed25519PrivateKey.from_private_bytes(bytes([0x20 + i]) * 32) for i in range(4)]
@@ -22,12 +26,13 @@ SECRET = b"\x5a" * 16
 
 
 @asynccontextmanager
-async def running_hub(**options: object) -> AsyncIterator[tuple[Hub, JoinCode]]:
+async def running_hub(**options: object) -> AsyncIterator[tuple[Hub, Door, JoinCode]]:
     hub = Hub(HUB, TABLE, SECRET, **options)  # type: ignore[arg-type]
+    door = Door.of(hub)
     async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(hub.serve, "127.0.0.1", 0)
+        listeners = await nursery.start(door.serve, "127.0.0.1", 0)
         port = listeners[0].socket.getsockname()[1]
-        yield hub, hub.join_code("127.0.0.1", port)
+        yield hub, door, hub.join_code("127.0.0.1", port)
         nursery.cancel_scope.cancel()
 
 
@@ -66,7 +71,7 @@ def assert_same_order(received: list[list[bytes]]) -> None:
 
 @pytest.mark.parametrize("count", [3, 4])
 async def test_peers_exchange_through_the_hub_in_one_order(count: int) -> None:
-    async with running_hub() as (hub, code):
+    async with running_hub() as (hub, _door, code):
         links = [await connect(code, PEERS[i]) for i in range(count)]
         for link in links:
             assert link.remote_identity.public_bytes_raw() == HUB.public_key().public_bytes_raw()
@@ -86,7 +91,7 @@ async def test_peers_exchange_through_the_hub_in_one_order(count: int) -> None:
 
 
 async def test_large_messages_are_chunked_and_reassembled() -> None:
-    async with running_hub() as (_, code):
+    async with running_hub() as (_, _, code):
         a, b = await connect(code, PEERS[0]), await connect(code, PEERS[1])
         big = bytes(range(256)) * 1200  # 307200 bytes: five Noise messages
         await a.send(big)
@@ -96,19 +101,19 @@ async def test_large_messages_are_chunked_and_reassembled() -> None:
 
 
 async def test_wrong_join_secret_is_dropped_and_others_keep_playing() -> None:
-    async with running_hub() as (hub, code):
+    async with running_hub() as (_hub, door, code):
         good = [await connect(code, PEERS[0]), await connect(code, PEERS[1])]
         bad_code = JoinCode(code.host, code.port, TABLE, code.hub_fingerprint, b"\x00" * 16)
         intruder = await connect(bad_code, PEERS[2])
         with pytest.raises(LinkError):
             await intruder.receive()
-        assert any("join secret" in reason for reason in hub.stats.drops)
+        assert any("join secret" in reason for reason in door.stats.drops)
         received = await exchange(good, per_peer=3)
         assert all(len(got) == 3 for got in received)
 
 
 async def test_wrong_hub_identity_is_rejected_by_the_peer() -> None:
-    async with running_hub() as (_, code):
+    async with running_hub() as (_, _, code):
         other = Ed25519PrivateKey.from_private_bytes(b"\x0d" * 32).public_key()
         fake = JoinCode(code.host, code.port, TABLE, fingerprint(other), SECRET)
         with pytest.raises(HandshakeRejected, match="join code"):
@@ -117,12 +122,12 @@ async def test_wrong_hub_identity_is_rejected_by_the_peer() -> None:
 
 async def test_identity_not_admitted() -> None:
     allowed = {PEERS[0].public_key().public_bytes_raw()}
-    async with running_hub(admit=lambda key: key.public_bytes_raw() in allowed) as (hub, code):
+    async with running_hub(admit=lambda key: key.public_bytes_raw() in allowed) as (_, door, code):
         await connect(code, PEERS[0])
         outsider = await connect(code, PEERS[1])
         with pytest.raises(LinkError):
             await outsider.receive()
-        assert any("not admitted" in reason for reason in hub.stats.drops)
+        assert any("not admitted" in reason for reason in door.stats.drops)
 
 
 async def wait_closed(stream: trio.SocketStream) -> None:
@@ -135,24 +140,32 @@ async def wait_closed(stream: trio.SocketStream) -> None:
             pass
 
 
+def frame(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+HELLO = frame(encode_frame(TableHello(TABLE)))
 BAD_BEFORE_HANDSHAKE = [
     b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",  # garbage: absurd frame length
     (1 << 20).to_bytes(4, "big"),  # oversize frame
     (10).to_bytes(4, "big") + b"tiny",  # truncated frame, then close
-    (32).to_bytes(4, "big") + bytes(32),  # well-framed but an invalid handshake (low-order key)
-    (33).to_bytes(4, "big") + bytes(range(33)),  # non-empty first payload
+    (32).to_bytes(4, "big") + bytes(32),  # well-framed but not a hello
+    HELLO + (32).to_bytes(4, "big") + bytes(32),  # an invalid handshake (low-order key)
+    HELLO + (33).to_bytes(4, "big") + bytes(range(33)),  # non-empty first payload
+    frame(encode_frame(TableHello(bytes(32)))),  # another table: refused, closed
+    frame(encode_frame(CreateHello())),  # a host's own hub is no relay: refused, closed
 ]
 
 
 @pytest.mark.parametrize("garbage", BAD_BEFORE_HANDSHAKE)
 async def test_bad_bytes_before_handshake_drop_only_that_connection(garbage: bytes) -> None:
-    async with running_hub() as (hub, code):
+    async with running_hub() as (hub, door, code):
         good = [await connect(code, PEERS[0]), await connect(code, PEERS[1])]
         raw = await trio.open_tcp_stream(code.host, code.port)
         await raw.send_all(garbage)
         await raw.send_eof()
         await wait_closed(raw)
-        assert len(hub.stats.drops) == 1
+        assert len(door.stats.drops) == 1 and not hub.stats.drops
         received = await exchange(good, per_peer=2)
         assert all(len(got) == 2 for got in received)
 
@@ -166,7 +179,7 @@ async def test_bad_bytes_before_handshake_drop_only_that_connection(garbage: byt
     ],
 )
 async def test_bad_frames_after_handshake_drop_only_that_connection(garbage: bytes) -> None:
-    async with running_hub() as (hub, code):
+    async with running_hub() as (hub, _door, code):
         good = [await connect(code, PEERS[0]), await connect(code, PEERS[1])]
         raw = await trio.open_tcp_stream(code.host, code.port)
         await open_link(raw, PEERS[2], code)
@@ -179,7 +192,7 @@ async def test_bad_frames_after_handshake_drop_only_that_connection(garbage: byt
 
 
 async def test_a_peer_hosting_the_hub_in_process() -> None:
-    async with running_hub() as (hub, code):
+    async with running_hub() as (hub, _door, code):
         host = hub.local_link()
         remote = await connect(code, PEERS[1])
         await host.send(b"from host")
@@ -192,7 +205,7 @@ async def test_a_peer_hosting_the_hub_in_process() -> None:
 
 
 async def test_late_joiner_receives_the_backlog() -> None:
-    async with running_hub() as (_, code):
+    async with running_hub() as (_, _, code):
         first = await connect(code, PEERS[0])
         for k in range(3):
             await first.send(b"early %d" % k)
@@ -214,7 +227,7 @@ async def test_a_member_too_far_behind_skips_what_was_trimmed_and_stays() -> Non
 
 async def test_a_flooding_member_loses_its_link_and_the_readers_keep_theirs() -> None:
     budget = Budget(burst_bytes=200_000, bytes_per_second=50_000)
-    async with running_hub(budget=budget, max_backlog=150_000) as (hub, code):
+    async with running_hub(budget=budget, max_backlog=150_000) as (hub, _door, code):
         honest = await connect(code, PEERS[0])
         reader = await connect(code, PEERS[1])
         flooder = await connect(code, PEERS[2])
@@ -235,7 +248,10 @@ async def handshake_pair(config: LinkConfig) -> tuple[Link, Link]:
     links: dict[str, Link] = {}
 
     async def hub_side() -> None:
-        links["hub"] = await accept_link(right, HUB, TABLE, SECRET, config)
+        framed = FramedStream(right, MAX_MESSAGE)
+        assert read_hello(await framed.receive_frame()) == TableHello(TABLE)
+        await framed.send_frame(encode_frame(Ok()))
+        links["hub"] = await accept_link(framed, HUB, TABLE, SECRET, config)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(hub_side)
@@ -259,12 +275,13 @@ async def test_receive_timeout_is_a_cancel_scope(autojump_clock: trio.abc.Clock)
 
 
 async def test_silent_connection_times_out_the_handshake(autojump_clock: trio.abc.Clock) -> None:
-    hub = Hub(HUB, TABLE, SECRET, config=LinkConfig(handshake_timeout=5))
+    hub = Hub(HUB, TABLE, SECRET)
+    door = Door.of(hub, config=LinkConfig(handshake_timeout=5))
     _client, server = trio.testing.memory_stream_pair()
     start = trio.current_time()
-    await hub.handle_stream(server)
+    await door.handle_stream(server)
     assert trio.current_time() - start == pytest.approx(5)
-    assert hub.stats.drops and "TooSlowError" in hub.stats.drops[0]
+    assert door.stats.drops and "TooSlowError" in door.stats.drops[0]
 
 
 async def test_tcp_member_that_stops_reading_is_cut_off(autojump_clock: trio.abc.Clock) -> None:
@@ -273,7 +290,7 @@ async def test_tcp_member_that_stops_reading_is_cut_off(autojump_clock: trio.abc
     code = JoinCode("memory", 1, TABLE, fingerprint(HUB.public_key()), SECRET)
     talker, listener = hub.local_link(), hub.local_link()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(hub.handle_stream, server)
+        nursery.start_soon(Door.of(hub).handle_stream, server)
         await open_link(client, PEERS[0], code)  # handshake done, then never reads again
         for k in range(6):
             await talker.send(b"%d" % k * 1000)
@@ -289,21 +306,22 @@ async def test_tcp_member_that_stops_reading_is_cut_off(autojump_clock: trio.abc
 async def test_connections_in_their_handshake_are_bounded(autojump_clock: trio.abc.Clock) -> None:
     """Strangers holding sockets open in the handshake cannot pile up: past the bound a new
     connection is refused at once; once the silent ones time out, a real peer gets in."""
-    hub = Hub(HUB, TABLE, SECRET, config=LinkConfig(handshake_timeout=5), max_handshakes=2)
+    hub = Hub(HUB, TABLE, SECRET)
+    door = Door(lambda t: hub, config=LinkConfig(handshake_timeout=5), max_pending=2)
     async with trio.open_nursery() as nursery:
         silent = [trio.testing.memory_stream_pair() for _ in range(2)]
         for _client, server in silent:
-            nursery.start_soon(hub.handle_stream, server)
+            nursery.start_soon(door.handle_stream, server)
         await trio.testing.wait_all_tasks_blocked()
         _refused_client, refused_server = trio.testing.memory_stream_pair()
         start = trio.current_time()
-        await hub.handle_stream(refused_server)
+        await door.handle_stream(refused_server)
         assert trio.current_time() == start  # refused without waiting
-        assert "HandshakesFull" in hub.stats.drops[-1]
-    assert sum("TooSlowError" in d for d in hub.stats.drops) == 2
+        assert "PendingFull" in door.stats.drops[-1]
+    assert sum("TooSlowError" in d for d in door.stats.drops) == 2
     client, server = trio.testing.memory_stream_pair()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(hub.handle_stream, server)
+        nursery.start_soon(door.handle_stream, server)
         await open_link(client, PEERS[0], hub.join_code("127.0.0.1", 1))
         await trio.testing.wait_all_tasks_blocked()
         assert hub.stats.accepted == 1

@@ -405,7 +405,7 @@ async def test_junk_on_the_wire_is_survived(tmp_path: Path) -> None:
                     await joined(hub, i)
             nursery.cancel_scope.cancel()
     assert_agreement(game)
-    assert any("exceeds" in reason for reason in hub.stats.drops)
+    assert any("exceeds" in reason for reason in hosted.door.stats.drops)
     ignored = [s.outcome.stats.ignored for s in game.seats if s.outcome is not None]
     assert all(n >= 3 for n in ignored), ignored
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 
@@ -90,9 +91,24 @@ def test_join_code_independently() -> None:
     vector = load("wire_joincode.json")
     fingerprint = hashlib.sha256(bytes.fromhex(vector["fingerprint_input"])).digest()[:16]  # type: ignore[arg-type]
     assert fingerprint.hex() == vector["hub_fingerprint"]
-    code = JoinCode.decode(vector["code"])  # type: ignore[arg-type]
-    assert (code.host, code.port) == (vector["host"], vector["port"])
-    assert code.table_id.hex() == vector["table_id"] and code.secret.hex() == vector["join_secret"]
+    for case in [*vector["cases"], vector["version_1"]]:  # type: ignore[misc]
+        text = case["code"]
+        raw = base64.b32decode(text.removeprefix("tp2p1-").upper() + "=" * (-len(text[6:]) % 8))
+        body = raw[:-4]
+        assert hashlib.sha256(b"tarot-p2p/joincode/v1\x00" + body).digest()[:4] == raw[-4:]
+        version, at = body[0], 1
+        flags = body[1] if version == 2 else 0
+        at += version == 2
+        assert body[at : at + 32].hex() == vector["table_id"]
+        assert body[at + 32 : at + 48] == fingerprint
+        assert body[at + 48 : at + 64].hex() == vector["join_secret"]
+        assert int.from_bytes(body[at + 64 : at + 66], "big") == case["port"]
+        assert body[at + 67 :] == case["host"].encode() and body[at + 66] == len(case["host"])
+        assert flags == (1 if case.get("relay") else 0)
+        code = JoinCode.decode(text)
+        assert (code.host, code.port, code.relay) == (case["host"], case["port"], flags == 1)
+        assert code.table_id.hex() == vector["table_id"]
+        assert code.secret.hex() == vector["join_secret"]
 
 
 def test_noise_vector_messages_have_the_documented_sizes() -> None:

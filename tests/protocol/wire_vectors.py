@@ -9,6 +9,7 @@ every byte is reproducible.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import sys
@@ -18,7 +19,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from tarot_p2p.net.handshake import Initiator, Responder, prologue
-from tarot_p2p.net.joincode import FINGERPRINT_TAG, JoinCode, fingerprint, identity_bytes
+from tarot_p2p.net.joincode import (
+    CHECKSUM_TAG,
+    FINGERPRINT_TAG,
+    JoinCode,
+    fingerprint,
+    identity_bytes,
+)
 from tarot_p2p.net.link import LAST
 from tarot_p2p.net.noise import public_bytes
 from tarot_p2p.protocol.codec import Value, encode
@@ -247,24 +254,43 @@ def noise_vectors() -> dict[str, object]:
 
 def joincode_vectors() -> dict[str, object]:
     hub = identity("hub")
-    code = JoinCode(
-        "tarot.example.org",
-        4790,
-        TABLE_ID,
-        fingerprint(hub.public_key()),
-        hashlib.sha256(b"join secret").digest()[:16],
-    )
+    secret = hashlib.sha256(b"join secret").digest()[:16]
+    hub_fp = fingerprint(hub.public_key())
+    cases = []
+    for label, host, port, relay in (
+        ("the host's own hub", "tarot.example.org", 4790, False),
+        ("a standalone relay (flags bit 0)", "203.0.113.7", 7770, True),
+    ):
+        code = JoinCode(host, port, TABLE_ID, hub_fp, secret, relay)
+        cases.append(
+            {
+                "label": label,
+                "host": code.host,
+                "port": code.port,
+                "relay": code.relay,
+                "code": code.encode(),
+            }
+        )
+    v1_body = (
+        bytes([1]) + TABLE_ID + hub_fp + secret + (4790).to_bytes(2, "big")
+        + bytes([17]) + b"tarot.example.org"
+    )  # fmt: skip
+    v1_raw = v1_body + hashlib.sha256(CHECKSUM_TAG + v1_body).digest()[:4]
     return {
-        "description": "Join code (protocol/wire.md, Join codes). fingerprint = SHA-256("
-        "'tarot-p2p/fingerprint/v1' 0x00 || Ed25519 public key)[:16].",
+        "description": "Join codes (protocol/wire.md §6), version 2, and a version-1 code that "
+        "readers still accept (flags 0). fingerprint = SHA-256('tarot-p2p/fingerprint/v1' 0x00 "
+        "|| Ed25519 public key)[:16].",
         "hub_identity_public": identity_bytes(hub.public_key()).hex(),
         "fingerprint_input": (FINGERPRINT_TAG + identity_bytes(hub.public_key())).hex(),
-        "host": code.host,
-        "port": code.port,
-        "table_id": code.table_id.hex(),
-        "hub_fingerprint": code.hub_fingerprint.hex(),
-        "join_secret": code.secret.hex(),
-        "code": code.encode(),
+        "table_id": TABLE_ID.hex(),
+        "hub_fingerprint": hub_fp.hex(),
+        "join_secret": secret.hex(),
+        "cases": cases,
+        "version_1": {
+            "host": "tarot.example.org",
+            "port": 4790,
+            "code": "tp2p1-" + base64.b32encode(v1_raw).decode().rstrip("=").lower(),
+        },
     }
 
 

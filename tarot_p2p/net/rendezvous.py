@@ -38,6 +38,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from spake2 import SPAKE2_A, SPAKE2_B
+from spake2.ed25519_basic import NotOnCurve
 from spake2.spake2 import SPAKEError
 
 from tarot_p2p.net.joincode import JoinCode, JoinCodeError, fingerprint
@@ -142,7 +143,7 @@ def _read(data: bytes, *kinds: str) -> tuple[str, object]:
 def _finish(side: SPAKE2_A | SPAKE2_B, inbound: bytes) -> bytes:
     try:
         key: bytes = side.finish(inbound)
-    except (SPAKEError, ValueError, AssertionError) as exc:
+    except (SPAKEError, NotOnCurve, ValueError, AssertionError) as exc:
         raise RendezvousError(f"bad SPAKE2 message: {type(exc).__name__}") from None
     return key
 

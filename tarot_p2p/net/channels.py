@@ -257,6 +257,8 @@ async def serve_claim(framed: FramedStream, claim: Claim) -> None:
         async def guarded(pump: Callable[[], Awaitable[None]]) -> None:
             try:
                 await pump()
+            except LinkError:
+                pass  # the claimer left or broke its connection: either way the claim ends
             finally:
                 nursery.cancel_scope.cancel()
 

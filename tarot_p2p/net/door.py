@@ -216,8 +216,11 @@ class Door:
                     async def guarded(pump: Callable[[], Awaitable[None]]) -> None:
                         try:
                             await pump()
-                        except (ConnectionClosed, ChannelClosed):
-                            pass  # the joiner is done, or the host left: the usual ends
+                        except LinkError as exc:
+                            # The joiner is done or the host left (the usual ends), or
+                            # the joiner broke its connection.
+                            if not isinstance(exc, ConnectionClosed | ChannelClosed):
+                                self._drop(exc)
                         finally:
                             nursery.cancel_scope.cancel()
 

@@ -80,11 +80,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
-def reach_note(listen: str, public: Address | None, shown: Address) -> str | None:
+def reach_note(public: Address | None, shown: Address) -> str | None:
     """What the operator must know about who can use the address shown, if anything."""
     if public is not None:
         return None
-    if is_loopback(listen) or is_loopback(shown.host):
+    if is_loopback(shown.host):
         return (
             "This relay can be reached from this computer only. To let others in, run it "
             "with --listen 0.0.0.0."
@@ -113,7 +113,7 @@ async def _serve(tables: RelayTables, listen: str, port: int, public: Address | 
         if kept:
             print(f"serving {kept} table{'s' if kept > 1 else ''} kept from the last run")
         print(f"relay ready: hosts use --relay {shown.text()}", flush=True)
-        note = reach_note(listen, public, shown)
+        note = reach_note(public, shown)
         if note:
             print(note, flush=True)
         while True:

@@ -211,44 +211,65 @@ def test_resume_with_nothing_to_resume_says_what_to_do(tmp_path: Path) -> None:
 
 @contextmanager
 def relay_table(tmp_path: Path, deals: int) -> Iterator[tuple[Program, list[Program], str]]:
-    """A standalone relay (its own profile), a host playing through it with a bot at its
-    seat, and two bots: the relay, the players, the relay's join code."""
+    """A standalone relay (its own profile), a host making its table there with a bot at its
+    seat, and two bots sitting down with the short code the host prints: the relay, the
+    players, the relay's address."""
     deadline = time.monotonic() + 30
     relay = Program(
-        ["relay", "--host", "127.0.0.1", "--profile", str(tmp_path / "relay")],
+        ["relay", "--listen", "127.0.0.1", "--port", "0", "--profile", str(tmp_path / "relay")],
         tmp_path / "relay.log",
     )
     programs: list[Program] = []
     try:
         found = wait_for(
-            "the relay's code", lambda: re.search(r"(tp2p1-\S+)", relay.output()), deadline
+            "the relay", lambda: re.search(r"hosts use --relay (\S+)", relay.output()), deadline
         )
         assert isinstance(found, re.Match)
-        code = found.group(1)
-        host = ["host", "--bot", "--players", "3", "--deals", str(deals), "--relay", code]
+        address = found.group(1)
+        host = ["host", "--bot", "--players", "3", "--deals", str(deals), "--relay", address]
         programs.append(Program([*host, "--profile", str(tmp_path / "p0")], tmp_path / "p0.log"))
+        said = wait_for(
+            "the short code",
+            lambda: re.search(r"Read this code to your friends: (\S+)", programs[0].output()),
+            deadline,
+        )
+        assert isinstance(said, re.Match)
         for i in (1, 2):
-            args = ["bot", code, "--relay", "--name", f"Bot{i}", "--seed", str(i)]
-            args += ["--profile", str(tmp_path / f"p{i}")]
+            args = ["bot", said.group(1), "--relay", address, "--name", f"Bot{i}"]
+            args += ["--seed", str(i), "--profile", str(tmp_path / f"p{i}")]
             programs.append(Program(args, tmp_path / f"p{i}.log"))
-        yield relay, programs, code
+        yield relay, programs, address
     finally:
         for program in [relay, *programs]:
             if program.process is not None and program.process.poll() is None:
                 program.kill()
 
 
+def test_a_short_code_game_through_a_relay(tmp_path: Path) -> None:
+    """relay, host --relay and two bots given the short code, as separate programs: the
+    bots learn the long code and the host's key from the code's exchange and play a deal."""
+    deadline = time.monotonic() + LIMIT
+    with relay_table(tmp_path, deals=1) as (_, programs, _):
+        finish_and_compare(programs, tmp_path, deadline)
+    for i in (1, 2):
+        (ticket,) = (tmp_path / f"p{i}").glob("tables/*/table.json")
+        kept = json.loads(ticket.read_text())
+        assert kept["relay"] and kept["host_key"] and kept["short"]
+    assert "Read this code to your friends" in programs[0].output()
+
+
 def test_the_relay_killed_and_restarted_serves_the_same_table(tmp_path: Path) -> None:
     """A standalone relay dies in the middle of the bidding; run again with its profile, it
-    serves the same table under the same code, the players reconnect by themselves, and
+    serves the same table at the same address, the players reconnect by themselves, and
     the game finishes."""
     deadline = time.monotonic() + LIMIT
-    with relay_table(tmp_path, deals=2) as (relay, programs, code):
+    with relay_table(tmp_path, deals=2) as (relay, programs, address):
         reach("bidding", tmp_path / "p0", programs, deadline)
         relay.kill()
         relay.start()  # the same command
-        wait_for("the relay back", lambda: relay.output().count("relay listening") == 2, deadline)
-        assert re.findall(r"(tp2p1-\S+)", relay.output())[-1] == code  # same table, same code
+        wait_for("the relay back", lambda: relay.output().count("relay ready") == 2, deadline)
+        assert re.findall(r"hosts use --relay (\S+)", relay.output())[-1] == address
+        assert "serving 1 table kept from the last run" in relay.output()
         finish_and_compare(programs, tmp_path, deadline)
 
 

@@ -136,3 +136,26 @@ def test_sync_requests_independently() -> None:
         )
     answers = [case["answer"] for case in vector["cases"]]  # type: ignore[attr-defined]
     assert answers == [[3, 4], [], [1, 2, 3, 4]]
+
+
+def test_hello_frames_independently() -> None:
+    kinds = []
+    for case in load("wire_hello.json")["cases"]:  # type: ignore[attr-defined]
+        frame = bytes.fromhex(case["frame"])
+        data = msgpack.unpackb(frame)
+        assert list(data) == sorted(data) and len(frame) <= 512
+        assert msgpack.packb(data, use_bin_type=True) == frame
+        for key, value in case["data"].items():
+            assert data[key] == (bytes.fromhex(value["bin"]) if isinstance(value, dict) else value)
+        kinds.append(data["k"])
+    assert kinds == [
+        "table",
+        "create",
+        "claim",
+        "claim",
+        "open",
+        "ok",
+        "created",
+        "claimed",
+        "error",
+    ]

@@ -19,6 +19,19 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from tarot_p2p.net.handshake import Initiator, Responder, prologue
+from tarot_p2p.net.hello import (
+    Answer,
+    Claimed,
+    ClaimHello,
+    Created,
+    CreateHello,
+    Hello,
+    Ok,
+    OpenHello,
+    Refused,
+    TableHello,
+    encode_frame,
+)
 from tarot_p2p.net.joincode import (
     CHECKSUM_TAG,
     FINGERPRINT_TAG,
@@ -28,7 +41,7 @@ from tarot_p2p.net.joincode import (
 )
 from tarot_p2p.net.link import LAST
 from tarot_p2p.net.noise import public_bytes
-from tarot_p2p.protocol.codec import Value, encode
+from tarot_p2p.protocol.codec import Value, decode, encode
 from tarot_p2p.protocol.envelope import SignedEnvelope, seal, signature_input
 from tarot_p2p.protocol.sync import SYNC_DOMAIN, answer, read_sync_request, sync_request
 from tarot_p2p.protocol.transcript import Transcript, file_header, file_record
@@ -294,12 +307,53 @@ def joincode_vectors() -> dict[str, object]:
     }
 
 
+def hello_vectors() -> dict[str, object]:
+    relay = identity("relay")
+    frames: list[tuple[str, Hello | Answer]] = [
+        ("table hello", TableHello(TABLE_ID)),
+        ("create hello", CreateHello()),
+        ("claim hello, any channel", ClaimHello(0)),
+        ("claim hello, channel 7 if free", ClaimHello(7)),
+        ("open hello", OpenHello(7)),
+        ("ok", Ok()),
+        (
+            "created",
+            Created(
+                TABLE_ID,
+                hashlib.sha256(b"join secret").digest()[:16],
+                identity_bytes(relay.public_key()),
+                "relay.example.org:7770",
+            ),
+        ),
+        ("claimed", Claimed(7)),
+        ("error", Refused("no-table")),
+    ]
+    return {
+        "description": "Hello frames and their answers (protocol/wire.md §5.0): each as data "
+        "and as the frame's bytes (fixed-form msgpack, without the 4-byte length).",
+        "cases": [
+            {
+                "label": label,
+                "data": as_data(msgpack_data(frame)),
+                "frame": encode_frame(frame).hex(),
+            }
+            for label, frame in frames
+        ],
+    }
+
+
+def msgpack_data(frame: Hello | Answer) -> Value:
+    data: Value = decode(encode_frame(frame))
+    return data
+
+
 def build() -> dict[str, dict[str, object]]:
     return {
         "wire_envelope.json": envelope_vectors(),
         "wire_transcript.json": transcript_vectors(),
         "wire_noise.json": noise_vectors(),
         "wire_joincode.json": joincode_vectors(),
+        "wire_hello.json": hello_vectors(),
         "wire_sync.json": sync_vectors(),
     }
 

@@ -336,13 +336,15 @@ def run(args: argparse.Namespace) -> int:
         timeouts = seat_timeouts(args)
         name = clean_name(args.name)
         profile = Profile(args.profile)
-        relay = chosen_relay(args, profile)
         if not 0 <= args.bots < config.players:
             raise ValueError(f"--bots is 0 to {config.players - 1} at {config.players} players")
+        if args.bots and args.relay:
+            raise ValueError("--bots needs the hub in this program: leave out --relay")
+        relay = chosen_relay(args, profile)
         if args.bots and relay is not None:
             raise ValueError(
-                "--bots needs the hub in this program: leave out --relay "
-                "(or add --no-relay to forget the relay you gave before)"
+                "--bots needs the hub in this program: add --no-relay to forget the relay "
+                "you gave before"
             )
         bot_names(args.bots, name)
         resume = None

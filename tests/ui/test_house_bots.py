@@ -5,12 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.house_bots import bot_names
 from tarot_p2p.cli.main import build_parser
-from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN
 
 
 def host(*argv: str) -> int:
@@ -45,9 +42,7 @@ def test_bad_bot_counts_are_refused(
 
 
 def test_house_bots_need_the_hub_in_the_program(capsys: pytest.CaptureFixture[str]) -> None:
-    hub = Hub(Ed25519PrivateKey.generate(), bytes(TABLE_ID_LEN), bytes(SECRET_LEN))
-    relay = hub.join_code("127.0.0.1", 9).encode()
-    assert host("--bot", "--bots", "1", "--relay", relay) == 2
+    assert host("--bot", "--bots", "1", "--relay", "relay.example.org:7770") == 2
     assert "--bots needs the hub in this program" in capsys.readouterr().err
 
 

@@ -36,6 +36,7 @@ from tarot_p2p.cli.join import (
     seat_timeouts,
     warm_up_crypto,
 )
+from tarot_p2p.cli.lobby_news import lobby_news, waiting_for
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
 from tarot_p2p.net.address import Address, code_address, local_address, parse_address
@@ -50,7 +51,7 @@ from tarot_p2p.net.joincode import (
     identity_bytes,
 )
 from tarot_p2p.net.link import MessageLink, connect
-from tarot_p2p.net.lobby import JoinRequest, LobbyError, clean_name
+from tarot_p2p.net.lobby import LobbyChange, LobbyError, clean_name
 from tarot_p2p.net.meet import MAX_FAILURES, claim_at, create_at, offer_table
 from tarot_p2p.net.profile import Profile, ProfileError, TableState, Ticket
 from tarot_p2p.net.rendezvous import Invitation
@@ -218,8 +219,10 @@ async def _host(
     files = profile.seat_files(table_id, identity)
     peer = resume_seat(files, identity) if resume is not None else None
 
-    def joined(request: JoinRequest) -> None:
-        print(f"{request.name} joined", flush=True)
+    def lobby_changed(change: LobbyChange) -> None:
+        print(lobby_news(change), flush=True)
+        if isinstance(policy, BrowserPolicy):
+            policy.seated(change.names, change.missing)
 
     async with trio.open_nursery() as nursery:
         hosted: HostedHub | None = None
@@ -289,7 +292,9 @@ async def _host(
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
         profile.save_ticket(files, replace(saved, config=config_hex))
         if peer is None:
-            print(f"waiting for {config.players - 1 - len(names)} players...", flush=True)
+            print(f"{waiting_for(config.players - 1 - len(names))}...", flush=True)
+            if isinstance(policy, BrowserPolicy):
+                policy.seated([name], config.players - 1)
             async with trio.open_nursery() as ready:
                 # The crypto tables are built while the players come: the set-up, which
                 # starts everyone's clock, goes out only once this peer is ready. The short
@@ -298,7 +303,13 @@ async def _host(
                 invitation = Invitation(code, identity_bytes(identity.public_key()))
                 ready.start_soon(offer_table, claim_channel, invitation, shown)
                 peer = await host_table(
-                    link, identity, name, config, table_id, on_join=joined, timeout=timeouts.lobby
+                    link,
+                    identity,
+                    name,
+                    config,
+                    table_id,
+                    on_change=lobby_changed,
+                    timeout=timeouts.lobby,
                 )
                 ready.cancel_scope.cancel()
         else:

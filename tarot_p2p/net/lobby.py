@@ -12,9 +12,13 @@ travel through the hub like everything else.
   ``JOIN_REQUEST_DOMAIN || payload``. The signature shows the sender holds the key it
   asks to sit with; the table id keeps a request from being replayed at another table.
   Peers that already play ignore it (it is no envelope of the roster: unattributed).
-* The host seats the first ``players - 1`` distinct identities in the order the hub
-  relayed their requests (a second request with the same key is ignored; a name already
-  taken, ignoring case, gets `` (2)``, `` (3)``... appended), then sends the set-up.
+* The host seats distinct identities in the order the hub relayed their requests (a
+  name already taken, ignoring case, gets `` (2)``, `` (3)``... appended) and sends the
+  set-up once every seat is taken. A seat holds only while its requests keep coming: a
+  joiner that quits first sends a **leave request** (the same form, ``"k": "leave"``),
+  and one whose requests stopped for :data:`LIVENESS` s is unseated too, so nobody who
+  left before the start is dealt in. A repeat from a seated key only refreshes its seat
+  (and its name, if it changed).
 * A joiner takes the first set-up message (slot ``(0, 0)``, seat 0) whose signature
   verifies under roster key 0 and which seats its own key under its name (or that name
   with such a suffix). When the hub runs inside the host (its identity is the host's
@@ -39,6 +43,12 @@ from tarot_p2p.rules.config import TableConfig
 
 JOIN_REQUEST_DOMAIN = b"tarot-p2p/join-request/v1\x00"
 MAX_NAME = 64
+JOIN = "join"
+LEAVE = "leave"
+JOIN_AGAIN = 5.0
+"""Seconds between two join requests of a joiner still waiting for the set-up."""
+LIVENESS = 3 * JOIN_AGAIN
+"""A seated joiner whose last join request is this old has left (two repeats lost)."""
 _LIMITS = Limits(max_buffer_size=1024, max_str_len=256, max_bin_len=256, max_map_len=4)
 
 
@@ -66,8 +76,10 @@ _REQUEST = Schema(
 
 
 @dataclass(frozen=True, slots=True)
-class JoinRequest:
+class LobbyRequest:
     identity: Ed25519PublicKey
+    kind: str
+    """:data:`JOIN` or :data:`LEAVE`."""
     name: str
 
 
@@ -79,11 +91,11 @@ def clean_name(name: str) -> str:
     return text
 
 
-def join_request(identity: Ed25519PrivateKey, name: str, table_id: bytes) -> bytes:
+def _request(identity: Ed25519PrivateKey, kind: str, name: str, table_id: bytes) -> bytes:
     payload = encode(
         {
             "i": identity.public_key().public_bytes_raw(),
-            "k": "join",
+            "k": kind,
             "n": clean_name(name),
             "t": table_id,
         }
@@ -91,54 +103,136 @@ def join_request(identity: Ed25519PrivateKey, name: str, table_id: bytes) -> byt
     return encode([payload, identity.sign(JOIN_REQUEST_DOMAIN + payload)])
 
 
-def read_join_request(wire: bytes, table_id: bytes) -> JoinRequest:
-    """Parse and verify a join request for ``table_id`` (raises :class:`LobbyError`)."""
+def join_request(identity: Ed25519PrivateKey, name: str, table_id: bytes) -> bytes:
+    return _request(identity, JOIN, name, table_id)
+
+
+def leave_request(identity: Ed25519PrivateKey, name: str, table_id: bytes) -> bytes:
+    """What a joiner sends when it quits before the set-up, so its seat is freed at once."""
+    return _request(identity, LEAVE, name, table_id)
+
+
+def read_lobby_request(wire: bytes, table_id: bytes) -> LobbyRequest:
+    """Parse and verify a join or leave request for ``table_id`` (raises :class:`LobbyError`)."""
     try:
         payload, signature, request = load_signed(wire, _LIMITS, _REQUEST, "join request")
     except DecodeError as exc:
         raise LobbyError(str(exc)) from None
-    if request.kind != "join" or request.table_id != table_id:
-        raise LobbyError("not a join request for this table")
+    if request.kind not in (JOIN, LEAVE) or request.table_id != table_id:
+        raise LobbyError("not a lobby request for this table")
     try:
         key = Ed25519PublicKey.from_public_bytes(request.identity)
         key.verify(signature, JOIN_REQUEST_DOMAIN + payload)
     except (InvalidSignature, ValueError):
         raise LobbyError("join request: bad signature") from None
-    return JoinRequest(key, clean_name(request.name))
+    return LobbyRequest(key, request.kind, clean_name(request.name))
 
 
 class Seating:
-    """The host's list of seats, filled from join requests in relay order."""
+    """The host's list of seats, filled from join requests in relay order and kept live.
+
+    Why liveness: a joiner that quit before the table was full must not keep its seat, or
+    the next joiner is refused and the game starts with a ghost. A seat holds while its
+    join requests keep coming (one every :data:`JOIN_AGAIN` s): it is freed by the joiner's
+    leave request, or once its last request is older than :data:`LIVENESS` s. Sans-IO: the
+    caller passes the time (``now``) and asks when the next seat may fall silent.
+    """
 
     def __init__(self, seats: int, host: Ed25519PublicKey, host_name: str) -> None:
         self.seats = seats
-        self.keys: list[Ed25519PublicKey] = [host]
-        self.names: list[str] = [clean_name(host_name)]
+        self._host = host
+        self._host_name = clean_name(host_name)
+        self._joiners: dict[bytes, _Seat] = {}
+        """Seated joiners by raw identity key, in the order they were seated."""
+
+    @property
+    def keys(self) -> list[Ed25519PublicKey]:
+        return [self._host, *(s.identity for s in self._joiners.values())]
+
+    @property
+    def names(self) -> list[str]:
+        return [self._host_name, *(s.name for s in self._joiners.values())]
 
     @property
     def full(self) -> bool:
-        return len(self.keys) == self.seats
+        return len(self._joiners) + 1 == self.seats
 
-    def offer(self, wire: bytes, table_id: bytes) -> JoinRequest | None:
-        """Seat the sender of ``wire`` if it is a new, valid join request; else ``None``."""
-        if self.full:
-            return None
+    def next_silence(self) -> float:
+        """When the first seated joiner falls silent unless it asks again (``inf``: none)."""
+        return min((s.heard + LIVENESS for s in self._joiners.values()), default=float("inf"))
+
+    def offer(self, wire: bytes, table_id: bytes, now: float) -> LobbyChange | None:
+        """Apply ``wire`` if it is a valid request for this table; the change it makes
+        (``None``: nothing to show, e.g. a repeat, junk, or a full table)."""
         try:
-            request = read_join_request(wire, table_id)
+            request = read_lobby_request(wire, table_id)
         except LobbyError:
             return None
         raw = request.identity.public_bytes_raw()
-        if any(k.public_bytes_raw() == raw for k in self.keys):
+        seat = self._joiners.get(raw)
+        if request.kind == LEAVE:
+            if seat is None:
+                return None
+            del self._joiners[raw]
+            return self._change("left", seat.name)
+        if raw == self._host.public_bytes_raw():
             return None
-        name = request.name
-        taken = {n.casefold() for n in self.names}
-        suffix = 2
-        while name.casefold() in taken:
-            name = f"{request.name[: MAX_NAME - 6]} ({suffix})"
-            suffix += 1
-        self.keys.append(request.identity)
-        self.names.append(name)
-        return JoinRequest(request.identity, name)
+        if seat is not None:
+            seat.heard = now
+            if request.name == seat.asked:
+                return None
+            seat.asked, seat.name = request.name, self._unique(request.name, raw)
+            return self._change("renamed", seat.name)
+        if self.full:
+            return None
+        name = self._unique(request.name, raw)
+        self._joiners[raw] = _Seat(request.identity, request.name, name, now)
+        return self._change("joined", name)
+
+    def expire(self, now: float) -> list[LobbyChange]:
+        """Free the seats whose last request is older than :data:`LIVENESS` s at ``now``."""
+        silent = [raw for raw, s in self._joiners.items() if now - s.heard >= LIVENESS]
+        changes = []
+        for raw in silent:
+            seat = self._joiners.pop(raw)
+            changes.append(self._change("silent", seat.name))
+        return changes
+
+    def _unique(self, name: str, raw: bytes) -> str:
+        """``name``, or with the smallest free suffix when another seat holds it (any case)."""
+        taken = {self._host_name.casefold()}
+        taken |= {s.name.casefold() for k, s in self._joiners.items() if k != raw}
+        unique, suffix = name, 2
+        while unique.casefold() in taken:
+            unique, suffix = f"{name[: MAX_NAME - 6]} ({suffix})", suffix + 1
+        return unique
+
+    def _change(self, kind: str, name: str) -> LobbyChange:
+        return LobbyChange(kind, name, tuple(self.names), self.seats - 1 - len(self._joiners))
+
+
+@dataclass(slots=True)
+class _Seat:
+    identity: Ed25519PublicKey
+    asked: str
+    """The name its last request asked for (the seat's name may carry a suffix)."""
+    name: str
+    heard: float
+    """When its last join request came."""
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyChange:
+    """What changed at the host's table before it started, for the host to show."""
+
+    kind: str
+    """"joined", "renamed", "left" (its leave request) or "silent" (its requests stopped)."""
+    name: str
+    """The player's name at the table (after the change, for "renamed")."""
+    names: tuple[str, ...]
+    """Everyone seated now, the host first."""
+    missing: int
+    """How many seats are still free."""
 
 
 @dataclass(frozen=True, slots=True)

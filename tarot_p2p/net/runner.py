@@ -70,7 +70,7 @@ import trio
 
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.link import MessageLink
-from tarot_p2p.net.lobby import LobbyError, read_join_request
+from tarot_p2p.net.lobby import JOIN, LobbyError, read_lobby_request
 from tarot_p2p.net.store import TranscriptStore
 from tarot_p2p.protocol.errors import (
     LocalProtocolError,
@@ -689,19 +689,20 @@ class TableRunner:
                 await self._reconnect(f"cannot send: {exc}")
 
     async def _answer(self, wire: bytes) -> bool:
-        """Answer ``wire`` if it is a member's sync request or join request; ``False`` if
-        it is neither. A member asking to join again lost its files before the set-up
-        reached them (or the relay restarted): the set-up record is its way back in."""
+        """Answer ``wire`` if it is a member's sync request or join request (a late leave
+        request is dropped); ``False`` if it is none of them. A member asking to join again
+        lost its files before the set-up reached them (or the relay restarted): the set-up
+        record is its way back in."""
         peer = self.peer
         try:
             request = peer.read_sync_request(wire)
         except SyncError:
             try:
-                joining = read_join_request(wire, peer.table_id)
+                joining = read_lobby_request(wire, peer.table_id)
             except LobbyError:
                 return False
             member = peer.member_of(joining.identity)
-            if member is None or not len(peer.transcript):
+            if joining.kind != JOIN or member is None or not len(peer.transcript):
                 return True
             request = SyncRequest(member, 0, peer.transcript.genesis)
         self._counts[request.member] = max(self._counts.get(request.member, 0), request.count)

@@ -22,14 +22,24 @@ from tarot_p2p.net.history import HistoryWriter
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.net.lobby import (
-    JoinRequest,
+    JOIN_AGAIN,
+    LobbyChange,
     LobbyError,
     Seating,
     TableOffer,
     join_request,
+    leave_request,
     read_table_offer,
 )
-from tarot_p2p.net.runner import Connector, Outcome, Policy, SeatFiles, TableRunner, Timeouts
+from tarot_p2p.net.runner import (
+    LINK_ERRORS,
+    Connector,
+    Outcome,
+    Policy,
+    SeatFiles,
+    TableRunner,
+    Timeouts,
+)
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.transcript import read_frames
@@ -37,9 +47,8 @@ from tarot_p2p.rules.config import TableConfig
 
 log = logging.getLogger(__name__)
 
-
-JOIN_AGAIN = 5.0
-"""Seconds between two join requests of a joiner still waiting for the set-up."""
+LEAVE_GRACE = 2.0
+"""Seconds a joiner quitting the lobby spends at most telling the host it leaves."""
 
 
 class TableFull(Exception):
@@ -58,17 +67,26 @@ async def host_table(
     table_id: bytes,
     *,
     rng: RandomSource | None = None,
-    on_join: Callable[[JoinRequest], None] | None = None,
+    on_change: Callable[[LobbyChange], None] | None = None,
     timeout: float = Timeouts().lobby,
 ) -> Peer:
-    """Collect join requests until every seat is taken; return the host's peer (seat 0).
+    """Collect join requests until every seat is taken by a live joiner; return the host's
+    peer (seat 0). ``on_change`` hears each player who sits down, changes name or leaves.
     Raises :class:`LobbyTimeout` when the seats are not all taken within ``timeout``."""
     seating = Seating(config.seats, identity.public_key(), name)
     with trio.move_on_after(timeout):
         while not seating.full:
-            request = seating.offer(await link.receive(), table_id)
-            if request is not None and on_join is not None:
-                on_join(request)
+            wire: bytes | None = None
+            with trio.move_on_at(seating.next_silence()):
+                wire = await link.receive()
+            now = trio.current_time()
+            changes = seating.expire(now)
+            change = None if wire is None else seating.offer(wire, table_id, now)
+            if change is not None:
+                changes.append(change)
+            if on_change is not None:
+                for each in changes:
+                    on_change(each)
     if not seating.full:
         raise LobbyTimeout(f"the table did not fill up within {timeout:g} s")
     return Peer(
@@ -99,12 +117,39 @@ async def join_table(
     :class:`LobbyTimeout` when no set-up comes within ``timeout``.
     """
     request = join_request(identity, name, table_id)
+    try:
+        return await _wait_for_setup(
+            link, identity, name, table_id, request, hub_fingerprint, rng, timeout
+        )
+    except BaseException:
+        # Quitting the lobby (Ctrl-C, the page closed, a timeout, an error): the host frees
+        # our seat at once instead of starting the table with a player who is gone.
+        with trio.CancelScope(shield=True) as scope:
+            scope.deadline = trio.current_time() + LEAVE_GRACE
+            try:
+                await link.send(leave_request(identity, name, table_id))
+            except (*LINK_ERRORS, OSError) as exc:
+                log.debug("lobby: could not say we leave: %s", exc)
+        raise
+
+
+async def _wait_for_setup(
+    link: MessageLink,
+    identity: Ed25519PrivateKey,
+    name: str,
+    table_id: bytes,
+    request: bytes,
+    hub_fingerprint: bytes | None,
+    rng: RandomSource | None,
+    timeout: float,
+) -> tuple[Peer, TableOffer]:
     me = identity.public_key()
     deadline = trio.current_time() + timeout
     ask_at = trio.current_time()
     while True:
-        # Asked again every few seconds: a relay may have lost the request, or the set-up
-        # (the host, already playing, answers a seated member's request with it).
+        # Asked again every few seconds: the host keeps a seat only while its requests
+        # come (lobby.md §2), a relay may have lost one, or the set-up (the host, already
+        # playing, answers a seated member's request with it).
         if trio.current_time() >= ask_at:
             await link.send(request)
             ask_at = trio.current_time() + JOIN_AGAIN

@@ -83,6 +83,8 @@ class BrowserPolicy:
         self.pages = 0
         self.join_command: str | None = None
         """What the other players type to join, shown while the table fills up."""
+        self.lobby: tuple[tuple[str, ...], int | None] = ((), None)
+        """At the host, while the table fills up: who sits already, how many are awaited."""
         self.left = trio.Event()
         """Set when the player leaves the table from the page, or closes it after the game."""
 
@@ -213,13 +215,19 @@ class BrowserPolicy:
         self.join_command = command
         self.publish()
 
+    def seated(self, names: Sequence[str], missing: int) -> None:
+        """Show who sits at the table while it fills up (called again as players come and
+        go), and how many players are still awaited."""
+        self.lobby = (tuple(names), missing)
+        self.publish()
+
     def publish(self) -> None:
         """Compute the view once and wake every page's sender."""
         peer = self.peer
         view = (
             build_view(peer, self.story, self.pending)
             if peer is not None
-            else lobby_view(self.words, self.join_command)
+            else lobby_view(self.words, self.join_command, *self.lobby)
         )
         self._text = json.dumps({"type": "view", "view": view}, ensure_ascii=False)
         self._version += 1

@@ -401,14 +401,25 @@ def trick_seats(state: State, leader: int, n: int) -> list[int]:
     return seats
 
 
-def lobby_view(w: Words, join_command: str | None) -> dict[str, Any]:
-    """While the table fills up (no peer yet): what the others type to join, if known."""
+def lobby_view(
+    w: Words, join_command: str | None, seated: Sequence[str] = (), missing: int | None = None
+) -> dict[str, Any]:
+    """While the table fills up (no peer yet): what the others type to join, if known, and
+    at the host who sits already and how many are awaited (it changes as players come and
+    go)."""
+    if missing is None:
+        status = w("waiting_table")
+    elif missing == 0:
+        status = w("draw")  # the set-up is on its way: the seats are drawn next
+    else:
+        status = w("waiting_more_1") if missing == 1 else w("waiting_more", n=missing)
     return {
         "lobby": True,
         "lang": w.lang,
-        "status": w("waiting_table"),
+        "status": status,
         "join_help": w("join_help") if join_command else None,
         "join_command": join_command,
+        "seated": w("seated", names=", ".join(seated)) if seated else None,
     }
 
 

@@ -15,7 +15,7 @@ import trio
 
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.net.link import connect
-from tarot_p2p.net.lobby import read_join_request
+from tarot_p2p.net.lobby import read_lobby_request
 from tarot_p2p.net.session import host_table, join_table
 from tarot_p2p.protocol.envelope import open_envelope
 from tarot_p2p.protocol.peer import Peer
@@ -54,7 +54,7 @@ async def test_a_forged_set_up_from_another_member_is_not_taken(tmp_path: Path) 
                 with trio.fail_after(60):
                     while True:  # the victim's join request, as every member sees it
                         try:
-                            victim = read_join_request(await thief.receive(), TABLE_ID)
+                            victim = read_lobby_request(await thief.receive(), TABLE_ID)
                             break
                         except ValueError:
                             continue

@@ -13,11 +13,15 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import fingerprint
 from tarot_p2p.net.lobby import (
+    JOIN_AGAIN,
     JOIN_REQUEST_DOMAIN,
+    LIVENESS,
+    LobbyChange,
     LobbyError,
     Seating,
     join_request,
-    read_join_request,
+    leave_request,
+    read_lobby_request,
     read_table_offer,
 )
 from tarot_p2p.net.session import LobbyTimeout, host_table, join_table
@@ -39,34 +43,81 @@ def test_join_request_is_the_documented_bytes() -> None:
         {"i": KEYS[1].public_key().public_bytes_raw(), "k": "join", "n": "Alice B", "t": TABLE}
     )
     KEYS[1].public_key().verify(signature, JOIN_REQUEST_DOMAIN + payload)
-    request = read_join_request(wire, TABLE)
-    assert request.name == "Alice B"
+    request = read_lobby_request(wire, TABLE)
+    assert request.name == "Alice B" and request.kind == "join"
 
 
 def test_bad_join_requests_are_refused() -> None:
     wire = join_request(KEYS[1], "Alice", TABLE)
     with pytest.raises(LobbyError):
-        read_join_request(wire, bytes(32))  # another table
+        read_lobby_request(wire, bytes(32))  # another table
     payload, _ = decode(wire)  # type: ignore[misc]
     with pytest.raises(LobbyError, match="signature"):
-        read_join_request(encode([payload, bytes(64)]), TABLE)
+        read_lobby_request(encode([payload, bytes(64)]), TABLE)
     for junk in (b"", b"\xc1", encode([payload]), encode({"k": "join"})):
         with pytest.raises(LobbyError):
-            read_join_request(junk, TABLE)
+            read_lobby_request(junk, TABLE)
     with pytest.raises(LobbyError):
         join_request(KEYS[1], "   ", TABLE)
 
 
 def test_seating_in_relay_order_without_duplicates() -> None:
     seating = Seating(3, KEYS[0].public_key(), "Host")
-    assert seating.offer(b"junk", TABLE) is None
-    first = seating.offer(join_request(KEYS[1], "host", TABLE), TABLE)
+    assert seating.offer(b"junk", TABLE, 0) is None
+    first = seating.offer(join_request(KEYS[1], "host", TABLE), TABLE, 0)
     assert first is not None and first.name == "host (2)"  # names differ ignoring case
-    assert seating.offer(join_request(KEYS[1], "Again", TABLE), TABLE) is None  # same key
-    assert seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE) is not None
+    assert first.kind == "joined" and first.names == ("Host", "host (2)") and first.missing == 1
+    assert seating.offer(join_request(KEYS[1], "host", TABLE), TABLE, 1) is None  # a repeat
+    assert seating.offer(join_request(KEYS[0], "Me", TABLE), TABLE, 1) is None  # the host's key
+    assert seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 2) is not None
     assert seating.full
-    assert seating.offer(join_request(KEYS[3], "Late", TABLE), TABLE) is None
+    assert seating.offer(join_request(KEYS[3], "Late", TABLE), TABLE, 3) is None
     assert seating.names == ["Host", "host (2)", "Bob"]
+
+
+def test_a_leave_request_frees_the_seat_at_once() -> None:
+    seating = Seating(4, KEYS[0].public_key(), "Host")
+    for i, name in ((1, "Ann"), (2, "Bob"), (3, "Cid")):
+        seating.offer(join_request(KEYS[i], name, TABLE), TABLE, 0)
+    assert seating.full
+    left = seating.offer(leave_request(KEYS[2], "Bob", TABLE), TABLE, 1)
+    assert left is not None and (left.kind, left.name, left.missing) == ("left", "Bob", 1)
+    assert left.names == ("Host", "Ann", "Cid") and not seating.full
+    assert seating.offer(leave_request(KEYS[2], "Bob", TABLE), TABLE, 1) is None  # twice
+    assert seating.offer(leave_request(KEYS[4], "Eve", TABLE), TABLE, 1) is None  # never sat
+    assert seating.offer(leave_request(KEYS[0], "Host", TABLE), TABLE, 1) is None  # the host
+    back = seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 2)
+    assert back is not None and back.kind == "joined"
+    assert seating.names == ["Host", "Ann", "Cid", "Bob"]  # back at the end of the order
+    payload, _ = decode(leave_request(KEYS[1], "Ann", TABLE))  # type: ignore[misc]
+    forged = encode([payload, bytes(64)])
+    assert seating.offer(forged, TABLE, 3) is None and "Ann" in seating.names
+    assert seating.offer(leave_request(KEYS[1], "Ann", bytes(32)), TABLE, 3) is None
+
+
+def test_a_seat_whose_requests_stop_is_freed() -> None:
+    seating = Seating(3, KEYS[0].public_key(), "Host")
+    assert seating.next_silence() == float("inf")
+    seating.offer(join_request(KEYS[1], "Ann", TABLE), TABLE, 0.0)
+    seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 4.0)
+    assert seating.next_silence() == LIVENESS == 3 * JOIN_AGAIN
+    for t in (5.0, 10.0):  # Ann keeps asking, Bob went quiet
+        seating.offer(join_request(KEYS[1], "Ann", TABLE), TABLE, t)
+    assert seating.expire(4.0 + LIVENESS - 0.001) == []
+    gone = seating.expire(4.0 + LIVENESS)
+    assert [(c.kind, c.name, c.missing) for c in gone] == [("silent", "Bob", 1)]
+    assert seating.names == ["Host", "Ann"] and seating.next_silence() == 10.0 + LIVENESS
+
+
+def test_a_retry_keeps_its_seat_and_may_change_its_name() -> None:
+    seating = Seating(4, KEYS[0].public_key(), "Host")
+    seating.offer(join_request(KEYS[1], "Ann", TABLE), TABLE, 0)
+    seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 0)
+    renamed = seating.offer(join_request(KEYS[1], "bob", TABLE), TABLE, 1)
+    assert renamed is not None and (renamed.kind, renamed.name) == ("renamed", "bob (2)")
+    assert seating.names == ["Host", "bob (2)", "Bob"]
+    again = seating.offer(join_request(KEYS[1], "Annie", TABLE), TABLE, 2)
+    assert again is not None and seating.names == ["Host", "Annie", "Bob"]
 
 
 def host_setup(keys: list[Ed25519PrivateKey], names: list[str]) -> bytes:
@@ -137,3 +188,87 @@ async def test_lobby_waits_end_with_a_clear_timeout(autojump_clock: object) -> N
     with pytest.raises(LobbyTimeout, match="no set-up"):
         await join_table(hub.local_link(), KEYS[1], "Ann", TABLE, timeout=60)
     assert trio.current_time() - start == pytest.approx(60)
+
+
+FOUR = TableConfig(players=4, game_end=GameEnd.DEALS, game_length=1)
+
+
+async def seat_four(
+    hub: Hub, leaver: trio.CancelScope | None
+) -> tuple[list[str], list[LobbyChange], dict[str, int | None]]:
+    """Ann joins, then Bob, who leaves (``leaver`` cancelled; ``None``: Bob sends one
+    request and then goes silent), then Cid and Dan: the names of the set-up the host
+    sends, what the host was told, and where each joiner sat."""
+    changes: list[LobbyChange] = []
+    seats: dict[str, int | None] = {}
+
+    async def joiner(key: Ed25519PrivateKey, name: str) -> None:
+        _, offer = await join_table(hub.local_link(), key, name, TABLE, timeout=600)
+        seats[name] = offer.index
+
+    async def bob() -> None:
+        if leaver is None:
+            await hub.local_link().send(join_request(KEYS[2], "Bob", TABLE))
+        else:
+            with leaver:
+                await joiner(KEYS[2], "Bob")
+
+    async def the_others() -> None:
+        while not any(c.name == "Bob" and c.kind in ("left", "silent") for c in changes):
+            await trio.sleep(0.5)
+        nursery.start_soon(joiner, KEYS[3], "Cid")
+        await trio.sleep(1)
+        nursery.start_soon(joiner, KEYS[4], "Dan")
+
+    host_link = hub.local_link()
+    with trio.fail_after(300):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(joiner, KEYS[1], "Ann")
+            await trio.sleep(1)
+            nursery.start_soon(bob)
+            nursery.start_soon(the_others)
+            peer = await host_table(
+                host_link, KEYS[0], "Host", FOUR, TABLE, on_change=changes.append, timeout=600
+            )
+            setup = peer.next_message()
+            assert setup is not None
+            await host_link.send(setup)
+    return list(peer.names), changes, seats
+
+
+async def test_a_joiner_that_quits_the_lobby_leaves_no_ghost(autojump_clock: object) -> None:
+    """The trap: Bob quits before the table is full. Before the leave request, Bob kept his
+    seat, the last joiner was told the host seated other players, and the table started
+    with a ghost."""
+    hub = Hub(KEYS[0], TABLE, b"\x07" * 16)
+    leaver = trio.CancelScope()
+
+    async def quit_soon() -> None:
+        await trio.sleep(3)
+        leaver.cancel()  # what Ctrl-C or a closed page does to the joiner's program
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(quit_soon)
+        start = trio.current_time()
+        names, changes, seats = await seat_four(hub, leaver)
+    assert names == ["Host", "Ann", "Cid", "Dan"] and seats == {"Ann": 1, "Cid": 2, "Dan": 3}
+    assert [(c.kind, c.name, c.missing) for c in changes] == [
+        ("joined", "Ann", 2),
+        ("joined", "Bob", 1),
+        ("left", "Bob", 2),
+        ("joined", "Cid", 1),
+        ("joined", "Dan", 0),
+    ]
+    assert changes[2].names == ("Host", "Ann")
+    assert trio.current_time() - start < LIVENESS  # freed by the leave, not by the silence
+
+
+async def test_a_joiner_that_goes_silent_is_unseated(autojump_clock: object) -> None:
+    """Bob's program died without a word (a crash, a cable pulled): his seat is freed once
+    his requests have stopped for LIVENESS seconds, and the others sit instead."""
+    hub = Hub(KEYS[0], TABLE, b"\x07" * 16)
+    start = trio.current_time()
+    names, changes, seats = await seat_four(hub, None)
+    assert names == ["Host", "Ann", "Cid", "Dan"] and seats == {"Ann": 1, "Cid": 2, "Dan": 3}
+    assert ("silent", "Bob", 2) in [(c.kind, c.name, c.missing) for c in changes]
+    assert trio.current_time() - start >= LIVENESS

@@ -15,7 +15,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.net.lobby import JOIN_REQUEST_DOMAIN, Seating, join_request
+from tarot_p2p.net.lobby import JOIN_REQUEST_DOMAIN, Seating, join_request, leave_request
 from tarot_p2p.protocol.codec import decode, encode
 
 VECTOR_DIR = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
@@ -23,6 +23,8 @@ TABLE_ID = hashlib.sha256(b"tarot-p2p vector table").digest()
 CHOICES = ("  Spec \t Peer\u00a0", "ana", "Léa\u2003Martin")
 """What three joiners typed: loose white space, a name the host holds in another case, a
 name with a non-ASCII space inside."""
+LEAVER = 1
+"""The joiner who leaves once every seat is taken (the one seated as 'ana (2)')."""
 SLOPPY = "  Sloppy   Joe "
 """A joiner that did not normalise its name before signing the request."""
 
@@ -44,7 +46,7 @@ def build() -> dict[str, Any]:
         else:
             wire = join_request(key, choice, TABLE_ID)
         payload, signature = decode(wire)  # type: ignore[misc]
-        seated = seating.offer(wire, TABLE_ID)
+        seated = seating.offer(wire, TABLE_ID, float(i))
         assert seated is not None
         requests.append(
             {
@@ -59,17 +61,34 @@ def build() -> dict[str, Any]:
                 "seated_as": seated.name,
             }
         )
+    roster = list(seating.names)
+    leaver = Ed25519PrivateKey.from_private_bytes(seed(f"joiner {LEAVER}"))
+    wire = leave_request(leaver, requests[LEAVER]["name"], TABLE_ID)
+    payload, signature = decode(wire)  # type: ignore[misc]
+    left = seating.offer(wire, TABLE_ID, float(len(requests)))
+    assert left is not None and left.kind == "left"
+    leave = {
+        "identity_seed": seed(f"joiner {LEAVER}").hex(),
+        "payload": payload.hex(),  # type: ignore[union-attr]
+        "signature_input": (JOIN_REQUEST_DOMAIN + payload).hex(),  # type: ignore[operator]
+        "signature": signature.hex(),  # type: ignore[union-attr]
+        "wire": wire.hex(),
+    }
     return {
         "description": "Join requests (protocol/lobby.md §1) and the host's seating (§2). "
         "name = normalise(typed) (the last joiner signed its name as typed: the host seats it "
         "normalised all the same); payload = fixed-form msgpack {i, k: 'join', n: name, t}; "
         "signature = Ed25519(identity_seed, 'tarot-p2p/join-request/v1' 0x00 || payload); "
         "wire = msgpack [bin payload, bin signature]; seated_as = the name the host puts in "
-        "the set-up, in relay order after the host, named 'Ana' (typed ' Ana ').",
+        "the set-up, in relay order after the host, named 'Ana' (typed ' Ana '). Then "
+        "the second joiner sends a leave request (§1.1: the same form, k: 'leave'): the host "
+        "unseats it and the joiners after it move up (roster_after_leave).",
         "table_id": TABLE_ID.hex(),
         "host_name": seating.names[0],
         "requests": requests,
-        "roster_names": list(seating.names),
+        "roster_names": roster,
+        "leave": leave,
+        "roster_after_leave": list(seating.names),
     }
 
 

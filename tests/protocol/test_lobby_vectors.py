@@ -57,6 +57,24 @@ def test_requests_independently() -> None:
     assert STORED["roster_names"] == taken
 
 
+def test_leave_independently() -> None:
+    """lobby.md §1.1 and §2: the leave request's bytes, and the seat it frees."""
+    leave = STORED["leave"]
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(leave["identity_seed"]))
+    payload = bytes.fromhex(leave["payload"])
+    signed = b"tarot-p2p/join-request/v1\x00" + payload
+    assert bytes.fromhex(leave["signature_input"]) == signed
+    key.public_key().verify(bytes.fromhex(leave["signature"]), signed)
+    assert msgpack.packb([payload, bytes.fromhex(leave["signature"])]).hex() == leave["wire"]
+    fields = msgpack.unpackb(payload)
+    assert list(fields) == ["i", "k", "n", "t"] and fields["k"] == "leave"
+    assert fields["t"].hex() == STORED["table_id"]
+    gone = next(r for r in STORED["requests"] if r["identity_public"] == fields["i"].hex())
+    assert fields["n"] == gone["name"]
+    expected = [n for n in STORED["roster_names"] if n != gone["seated_as"]]
+    assert STORED["roster_after_leave"] == expected and len(expected) == 4
+
+
 def test_our_normalisation_is_the_specs() -> None:
     """The reference's white space (``str.split``, i.e. ``str.isspace``) is lobby.md's list."""
     assert {chr(c) for c in range(0x110000) if chr(c).isspace()} == set(WHITE)

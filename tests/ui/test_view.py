@@ -68,3 +68,21 @@ async def test_the_lobby_shows_what_the_others_type() -> None:
     assert view["lobby"] and view["join_command"] == "tarot-p2p join tp2p1-abc"
     assert view["join_help"] == "Pour s'asseoir à cette table, les autres joueurs tapent :"
     assert lobby_view(Words("en"), None)["join_help"] is None  # a relay's table: no command
+
+
+async def test_the_hosts_lobby_lists_who_sits_and_follows_who_leaves() -> None:
+    policy = BrowserPolicy("en")
+    policy.invite("tarot-p2p join tp2p1-abc")
+    policy.seated(["Emma", "Nico"], 2)
+    view = json.loads(policy.current()[1])["view"]
+    assert view["seated"] == "At the table: Emma, Nico"
+    assert view["status"] == "Waiting for 2 more players…"
+    policy.seated(["Emma"], 3)  # Nico left before the table started
+    view = json.loads(policy.current()[1])["view"]
+    assert view["seated"] == "At the table: Emma" and "Nico" not in json.dumps(view)
+    assert view["status"] == "Waiting for 3 more players…"
+    policy.seated(["Emma", "Pat", "Lea"], 1)
+    assert json.loads(policy.current()[1])["view"]["status"] == "Waiting for 1 more player…"
+    french = lobby_view(Words("fr"), None, ["Emma"], 1)
+    assert french["seated"] == "À la table : Emma" and french["join_help"] is None
+    assert french["status"] == "En attente d'un joueur de plus…"

@@ -123,11 +123,14 @@
       return;
     }
     $("status").textContent = view.status || "";
-    $("lobby").hidden = !(view.lobby && view.join_command);
+    $("lobby").hidden = !(view.lobby && (view.join_command || view.seated));
     document.body.classList.toggle("lobby", Boolean(view.lobby));
     if (view.lobby) {
+      $("seated").textContent = view.seated || "";
       $("join-help").textContent = view.join_help || "";
       $("join-command").textContent = view.join_command || "";
+      $("join-command").hidden = !view.join_command;
+      $("copy").hidden = !view.join_command;
       return;
     }
     document.body.dataset.decision = view.decision ? String(view.decision.serial) : "";

@@ -1,0 +1,29 @@
+"""What the host reads while the table fills up: who sat down, who left, who is awaited.
+
+Why apart from the lobby (:mod:`tarot_p2p.net.lobby`): the net layer says what changed;
+how to say it to a player is the programs' business, in plain words and names.
+"""
+
+from __future__ import annotations
+
+from tarot_p2p.net.lobby import LobbyChange
+
+
+def waiting_for(missing: int) -> str:
+    """``waiting for 2 more players``, or that the table is complete."""
+    if missing == 0:
+        return "everyone is seated; the game starts"
+    return f"waiting for {missing} more player{'s' if missing != 1 else ''}"
+
+
+def lobby_news(change: LobbyChange) -> str:
+    """One line for the host about ``change``."""
+    if change.kind == "joined":
+        what = f"{change.name} joined"
+    elif change.kind == "renamed":
+        what = f"a player already seated now goes by {change.name}"
+    elif change.kind == "left":
+        what = f"{change.name} left the table before it started"
+    else:
+        what = f"{change.name} stopped answering and left the table before it started"
+    return f"{what}; {waiting_for(change.missing)}"

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import logging
 import secrets
-import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -24,6 +23,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarot_p2p.cli.bot import BotPolicy, add_bot_options
+from tarot_p2p.cli.errors import tell
 from tarot_p2p.cli.house_bots import bot_names, seat_house_bots
 from tarot_p2p.cli.join import (
     add_relay_options,
@@ -368,8 +368,7 @@ def run(args: argparse.Namespace) -> int:
                     raise ValueError(f"you host no unfinished table named {args.table}")
             resume = hosted[0] if hosted else None
     except (ValueError, JoinCodeError, LobbyError, ProfileError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return tell(exc)
     if resume is not None:
         print(
             f"You have an unfinished table ({resume.files.directory.name}): taking it back. "

@@ -22,21 +22,20 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tarot_p2p.cli.errors import INTERRUPTED, NETWORK_ERRORS, explain, leaf, tell
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.net.address import DEFAULT_PORT, Address, parse_address
 from tarot_p2p.net.framing import LinkError
-from tarot_p2p.net.hello import HubRefused
 from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
 from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import LobbyError, clean_name
 from tarot_p2p.net.meet import ask_host
-from tarot_p2p.net.noise import NoiseError
 from tarot_p2p.net.profile import Profile, ProfileError, Ticket, default_root
-from tarot_p2p.net.rendezvous import Invitation, RendezvousError, WrongCode
+from tarot_p2p.net.rendezvous import Invitation
 from tarot_p2p.net.runner import BACKOFF, Outcome, Policy, Timeouts
-from tarot_p2p.net.session import LobbyTimeout, TableFull, join_table, play_seat, resume_seat
+from tarot_p2p.net.session import join_table, play_seat, resume_seat
 from tarot_p2p.net.tables_cache import load_tables
-from tarot_p2p.net.words import EXAMPLE, ShortCode, is_short_code
+from tarot_p2p.net.words import ShortCode, is_short_code
 from tarot_p2p.net.words import parse as parse_short_code
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import Abandon
@@ -325,70 +324,27 @@ def run_joiner(args: argparse.Namespace, policy: Policy, *, show: bool) -> int:
         timeouts = seat_timeouts(args)
         name = clean_name(args.name or (getpass.getuser() if show else "bot"))
     except (JoinCodeError, LobbyError, ValueError, ProfileError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return tell(exc)
     main = with_page(policy, _join)
     return run_seat(main, target, name, policy, profile, timeouts, pinned, show, relay)
 
 
-NETWORK_ERRORS = (LinkError, NoiseError, OSError, trio.TooSlowError)
-
-
-def leaf_error(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseException | None:
-    """The first exception of ``kinds`` in ``exc`` (trio's nurseries wrap them in groups)."""
-    if isinstance(exc, kinds):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = leaf_error(inner, kinds)
-            if found is not None:
-                return found
-    return None
-
-
 def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
-    """``trio.run(main, *args)`` with the errors a player can meet turned into messages."""
+    """``trio.run(main, *args)`` with the errors a player can meet turned into messages
+    (:mod:`.errors`); a ``ValueError`` raised for the player (a bad option, seat files that
+    cannot be used) is told as it is."""
     try:
         return trio.run(main, *args)
     except BaseException as exc:
-        kinds = (KeyboardInterrupt, TableFull, LobbyTimeout, ProfileError, WrongCode)
-        leaf = leaf_error(exc, (*kinds, RendezvousError, HubRefused, ValueError, *NETWORK_ERRORS))
-        if isinstance(leaf, KeyboardInterrupt):
-            print(
-                "\nleft the table; run the same command again to take your seat back",
-                file=sys.stderr,
-            )
-            return 130
-        if isinstance(leaf, WrongCode):
-            print(
-                "error: the host's program says this code is wrong: check it with the host "
-                f"(codes look like {EXAMPLE})",
-                file=sys.stderr,
-            )
-            return 2
-        if isinstance(leaf, RendezvousError):
-            print(
-                "error: the exchange with the host's program failed (a message was changed "
-                "on the way): ask the host for a new code, or for the long code",
-                file=sys.stderr,
-            )
-            return 1
-        if isinstance(leaf, HubRefused):
-            print(f"error: {leaf}", file=sys.stderr)
-            return 1
-        if isinstance(leaf, ProfileError | ValueError):
-            print(f"error: {leaf}", file=sys.stderr)
-            return 2
-        if isinstance(leaf, LobbyTimeout):
-            print(f"error: {leaf}", file=sys.stderr)
-            return 1
-        if isinstance(leaf, TableFull):
-            print(f"error: {leaf}", file=sys.stderr)
-            return 3
-        if leaf is not None:
-            print(f"error: cannot reach the table: {leaf}", file=sys.stderr)
-            return 1
-        raise
+        explained = explain(exc, seated=True)
+        if explained is None:
+            wrong = leaf(exc, (ValueError,))
+            if wrong is None:
+                raise
+            explained = (str(wrong), 2)
+        message, code = explained
+        print(f"\n{message}" if code == INTERRUPTED else f"error: {message}", file=sys.stderr)
+        return code
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+
+from tarot_p2p.cli.errors import INTERRUPTED, explain, leaf, report_unexpected
 
 COMMAND_MODULES: tuple[str, ...] = (
     "score",
@@ -39,8 +43,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    """Run one command; whatever goes wrong, the player reads a sentence, not a traceback."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    args: argparse.Namespace | None = None
+    try:
+        args = build_parser().parse_args(words)
+        code: int = args.func(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader of our output went away (``tarot-p2p play | head``): nothing more to
+        # say to it, and Python must not fail again flushing at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:
+        return _stopped(exc, words, args)
+    except BaseException as exc:
+        if leaf(exc, (KeyboardInterrupt,)) is None:
+            raise  # SystemExit from --help or a usage error
+        return _stopped(exc, words, args)
+
+
+def _stopped(exc: BaseException, words: list[str], args: argparse.Namespace | None) -> int:
+    explained = explain(exc)
+    if explained is None:
+        profile = getattr(args, "profile", None)
+        return report_unexpected(exc, words, profile if isinstance(profile, Path) else None)
+    message, code = explained
+    print(f"\n{message}" if code == INTERRUPTED else f"error: {message}", file=sys.stderr)
     return code
 
 

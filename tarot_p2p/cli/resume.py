@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tarot_p2p.cli.errors import tell
 from tarot_p2p.cli.player import add_ui_options
 from tarot_p2p.net.joincode import JoinCode, JoinCodeError
 from tarot_p2p.net.profile import Profile, ProfileError, TableState
@@ -61,8 +62,7 @@ def run(args: argparse.Namespace) -> int:
         profile = Profile(args.profile)
         tables = profile.unfinished(profile.identity())
     except ProfileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return tell(exc)
     if not tables:
         print(
             "You have no unfinished table. Start one with: tarot-p2p host, "

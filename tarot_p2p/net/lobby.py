@@ -56,6 +56,10 @@ class LobbyError(ValueError):
     """A lobby message that cannot be used (ignored by the receiver)."""
 
 
+class ForeignHost(LobbyError):
+    """A set-up signed by another key than the host's that the joiner requires."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Request:
     identity: bytes
@@ -270,7 +274,7 @@ def read_table_offer(
         raise LobbyError(f"set-up: {exc}") from None
     roster = tuple(keys)
     if hub_fingerprint is not None and fingerprint(roster[0]) != hub_fingerprint:
-        raise LobbyError("set-up not signed by the host named in the join code")
+        raise ForeignHost("set-up not signed by the host named in the join code")
     mine = me.public_bytes_raw()
     index = next((i for i, k in enumerate(roster) if k.public_bytes_raw() == mine), None)
     if index is not None:

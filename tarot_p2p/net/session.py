@@ -23,6 +23,7 @@ from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.net.lobby import (
     JOIN_AGAIN,
+    ForeignHost,
     LobbyChange,
     LobbyError,
     Seating,
@@ -47,6 +48,10 @@ from tarot_p2p.rules.config import TableConfig
 
 log = logging.getLogger(__name__)
 
+FOREIGN_HOST = (
+    ", only one signed by another host than the one the code names (or --host-key): "
+    "check the code, and the host key, with your host"
+)
 LEAVE_GRACE = 2.0
 """Seconds a joiner quitting the lobby spends at most telling the host it leaves."""
 
@@ -146,6 +151,7 @@ async def _wait_for_setup(
     me = identity.public_key()
     deadline = trio.current_time() + timeout
     ask_at = trio.current_time()
+    foreign = False
     while True:
         # Asked again every few seconds: the host keeps a seat only while its requests
         # come (lobby.md §2), a relay may have lost one, or the set-up (the host, already
@@ -158,11 +164,15 @@ async def _wait_for_setup(
             wire = await link.receive()
         if wire is None:
             if trio.current_time() >= deadline:
-                raise LobbyTimeout(f"no set-up from the host within {timeout:g} s")
+                raise LobbyTimeout(
+                    f"no set-up from the host within {timeout:g} s"
+                    + (FOREIGN_HOST if foreign else "")
+                )
             continue
         try:
             offer = read_table_offer(wire, table_id, me, name, hub_fingerprint)
         except LobbyError as exc:
+            foreign = foreign or isinstance(exc, ForeignHost)
             log.debug("lobby: ignored %s", exc)
             continue
         if offer.index is None:

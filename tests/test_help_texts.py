@@ -1,24 +1,53 @@
-"""Every command's --help is read by players: plain words, no developer markup."""
+"""Every command's --help is read by players: plain words, no developer markup, a
+description, a help text for every option, and every default said once, the same way."""
 
 from __future__ import annotations
 
+import argparse
 import re
 
 import pytest
 
-from tarot_p2p.cli.main import COMMAND_MODULES, build_parser
+from tarot_p2p.cli.main import COMMAND_MODULES, UNSAID_DEFAULTS, PlayerHelp, build_parser
 
-MARKUP = re.compile(r"``|:(mod|func|class|meth|data|attr):`")
+MARKUP = re.compile(r"``|:(mod|func|class|meth|data|attr|ref):`|\*\*")
+DEFAULT = "(default: "
 
 
-@pytest.mark.parametrize("command", COMMAND_MODULES)
+def command_parser(command: str) -> argparse.ArgumentParser:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    found: argparse.ArgumentParser = commands.choices[command]
+    return found
+
+
+@pytest.mark.parametrize("command", ["", *COMMAND_MODULES])
 def test_help_is_plain_text_with_a_description(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as done:
-        build_parser().parse_args([command, "--help"])
+        build_parser().parse_args([command, "--help"] if command else ["--help"])
     assert done.value.code == 0
     text = capsys.readouterr().out
     assert not MARKUP.search(text), text
-    description = text.split("\n\n")[1]
-    assert len(description.split()) >= 8, f"{command} --help has no description"
+    if command:
+        description = command_parser(command).description or ""
+        assert len(description.split()) >= 8, f"{command} --help has no description"
+        assert description.split()[0] in text
+
+
+@pytest.mark.parametrize("command", COMMAND_MODULES)
+def test_every_option_is_explained_and_says_its_default_once(command: str) -> None:
+    parser = command_parser(command)
+    assert parser.formatter_class is PlayerHelp
+    formatter = parser._get_formatter()
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        name = "/".join(action.option_strings) or action.dest
+        assert action.help, f"{command} {name} has no help text"
+        shown = formatter._expand_help(action)
+        assert shown.count(DEFAULT) <= 1, f"{command} {name}: {shown}"
+        assert "default " not in shown.replace(DEFAULT, ""), f"{command} {name}: {shown}"
+        if not any(action.default is unsaid for unsaid in UNSAID_DEFAULTS):
+            assert f"{DEFAULT}{action.default})" in shown, f"{command} {name}: {shown}"

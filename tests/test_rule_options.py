@@ -49,7 +49,7 @@ def test_the_same_options_are_accepted_by_play_and_score(
 ) -> None:
     assert main(["play", "--players", "5", "--deals", "2", "--json", *RULES]) == 0
     score = ["score", "--players", "5", "--contract", "garde", "--taker", "1", "--oudlers", "2"]
-    assert main([*score, "--points", "47", "--dead", "5", *RULES]) == 0
+    assert main([*score, "--attack-points", "47", "--dead", "5", *RULES]) == 0
 
 
 @pytest.mark.parametrize(

@@ -87,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--svg",
         type=Path,
         metavar="PATH",
-        help=f"with --stats: where to write the heat map (default {PICTURE})",
+        help=f"with --stats: where to write the heat map (default: {PICTURE})",
     )
     parser.set_defaults(func=run)
 

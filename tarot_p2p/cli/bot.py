@@ -15,6 +15,7 @@ import trio
 
 from tarot_p2p.bots import DEFAULT_THINK, Bot, Level
 from tarot_p2p.cli.join import add_join_options, add_seat_options, run_joiner
+from tarot_p2p.cli.rule_options import word
 from tarot_p2p.net.runner import Decision, ecart_by_steps
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
@@ -77,20 +78,21 @@ def think_seconds(text: str) -> float:
     return value
 
 
-def add_bot_options(p: argparse.ArgumentParser, level: str = "--level") -> None:
+def add_bot_options(p: argparse.ArgumentParser) -> None:
     """The bots' level and thinking time, spelled the same by every program seating bots."""
     p.add_argument(
-        level,
+        "--level",
+        type=word,
         choices=[lv.value for lv in Level],
         default=Level.CLUB.value,
-        help="how well the bots play: easy, club (default) or strong (searches, slower)",
+        help="how well the bots play: easy, club or strong (searches, slower)",
     )
     p.add_argument(
         "--think",
         type=think_seconds,
         default=DEFAULT_THINK,
         metavar="SECONDS",
-        help=f"how long a strong bot may think per decision (default {DEFAULT_THINK:g})",
+        help="how long a strong bot may think per decision",
     )
 
 

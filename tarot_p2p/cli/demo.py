@@ -29,6 +29,7 @@ from tarot_p2p.cli.bot import BotPolicy, add_bot_options
 from tarot_p2p.cli.house_bots import host_with_house_bots
 from tarot_p2p.cli.join import warm_up_crypto
 from tarot_p2p.cli.main import build_parser
+from tarot_p2p.cli.rule_options import add_length_options, game_length
 from tarot_p2p.net.runner import Outcome, Timeouts
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
@@ -50,18 +51,16 @@ def register(subparsers: Any) -> None:
         help="a networked game of bots (each a full peer) through a hub, then its audit",
         description=DESCRIPTION,
     )
-    p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
-    p.add_argument(
-        "--deals", type=int, help="number of deals (default: one round, each player deals once)"
-    )
+    p.add_argument("--players", type=int, choices=(3, 4, 5), default=4, help="how many bots play")
+    add_length_options(p)
     p.add_argument("--seed", default="0", help="seed of the bots' choices (not of the deal)")
     add_bot_options(p)
     p.add_argument("--data-dir", type=Path, help="where the peers save (default: a new temp dir)")
     p.add_argument(
-        "--timeout", type=float, default=60.0, help="each peer's wait for another (seconds)"
+        "--timeout", type=float, default=60, help="each player's wait for another (seconds)"
     )
     p.add_argument(
-        "--time-limit", type=float, default=600.0, help="stop everything after this (seconds)"
+        "--time-limit", type=float, default=600, help="stop everything after this (seconds)"
     )
     p.set_defaults(func=run)
 
@@ -69,11 +68,8 @@ def register(subparsers: Any) -> None:
 async def _play(args: argparse.Namespace, base: Path) -> tuple[list[Outcome], bool]:
     """Every seat a house bot (the first one hosts); the outcomes, and whether the game
     ended within the time limit."""
-    config = TableConfig(
-        players=args.players,
-        game_end=GameEnd.ROUNDS if args.deals is None else GameEnd.DEALS,
-        game_length=1 if args.deals is None else args.deals,
-    )
+    end, length = game_length(args)
+    config = TableConfig(players=args.players, game_end=end, game_length=length)
     timeouts = Timeouts(message=args.timeout, decision=args.timeout)
     with trio.move_on_after(args.time_limit):
         await warm_up_crypto()
@@ -114,10 +110,11 @@ def render_sheet(document: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if (args.deals is not None and args.deals < 1) or args.timeout <= 0 or args.time_limit <= 0:
-        print("error: --deals, --timeout and --time-limit must be positive", file=sys.stderr)
+    if args.timeout <= 0 or args.time_limit <= 0:
+        print("error: --timeout and --time-limit must be positive", file=sys.stderr)
         return 2
-    length = "one round" if args.deals is None else f"{args.deals} deal(s)"
+    end, count = game_length(args)
+    length = f"until a total exceeds {count}" if end is GameEnd.POINTS else f"{count} {end.value}"
     base = args.data_dir or Path(tempfile.mkdtemp(prefix="tarot-p2p-demo-"))
     base.mkdir(parents=True, exist_ok=True)
     print(

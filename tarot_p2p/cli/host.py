@@ -38,7 +38,13 @@ from tarot_p2p.cli.join import (
 )
 from tarot_p2p.cli.lobby_news import lobby_news, waiting_for
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
-from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
+from tarot_p2p.cli.rule_options import (
+    add_length_options,
+    add_rule_options,
+    game_length,
+    rule_fields,
+    word,
+)
 from tarot_p2p.net.address import Address, code_address, local_address, parse_address
 from tarot_p2p.net.channels import Board, ClaimEnd
 from tarot_p2p.net.hub import Hub
@@ -61,7 +67,6 @@ from tarot_p2p.net.words import ShortCode
 from tarot_p2p.rules.config import (
     FORFEIT_LIMITS,
     Abandon,
-    GameEnd,
     TableConfig,
 )
 from tarot_p2p.ui.policy import BrowserPolicy
@@ -83,11 +88,10 @@ DESCRIPTION = (
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("host", help="create a table and play at it", description=DESCRIPTION)
-    p.add_argument("--players", type=int, choices=(3, 4, 5), default=4)
-    length = p.add_mutually_exclusive_group()
-    length.add_argument("--deals", type=int, help="play this many deals")
-    length.add_argument("--rounds", type=int, help="play this many rounds (default 1)")
-    length.add_argument("--points", type=int, help="stop once a total exceeds this")
+    p.add_argument(
+        "--players", type=int, choices=(3, 4, 5), default=4, help="how many play at the table"
+    )
+    add_length_options(p)
     add_rule_options(p.add_argument_group("rule variants (default: FFT)"))
     p.add_argument("--bot", action="store_true", help="a bot plays the host's seat")
     p.add_argument(
@@ -98,7 +102,7 @@ def register(subparsers: Any) -> None:
         help="fill N seats with bots playing inside this program (each a full peer)",
     )
     p.add_argument("--seed", default="0", help="seed of the bots' choices (not of the deal)")
-    add_bot_options(p, "--bot-level")
+    add_bot_options(p)
     add_ui_options(p)
     p.add_argument("--listen", default="0.0.0.0", help="address the hub listens on")
     p.add_argument("--port", type=int, default=0, help="port the hub listens on (0: any)")
@@ -110,14 +114,14 @@ def register(subparsers: Any) -> None:
         default=TableConfig().forfeit_after,
         metavar="SECONDS",
         help="how long a player may stay silent at his turn before the others may score his "
-        f"abandon (default {TableConfig().forfeit_after}; {FORFEIT_LIMITS[0]} to "
-        f"{FORFEIT_LIMITS[1]})",
+        f"abandon, {FORFEIT_LIMITS[0]} to {FORFEIT_LIMITS[1]}",
     )
     p.add_argument(
         "--abandon",
+        type=word,
         choices=[a.value for a in Abandon],
         default=TableConfig().abandon.value,
-        help="after an abandon: end the game, or go on (the player may come back); default end",
+        help="after an abandon: end the game, or go on (the player may come back)",
     )
     p.add_argument(
         "--new",
@@ -135,12 +139,7 @@ def register(subparsers: Any) -> None:
 
 def table_config(args: argparse.Namespace) -> TableConfig:
     """The rules chosen on the command line (raises ``ValueError`` on a bad combination)."""
-    if args.deals is not None:
-        end = (GameEnd.DEALS, args.deals)
-    elif args.points is not None:
-        end = (GameEnd.POINTS, args.points)
-    else:
-        end = (GameEnd.ROUNDS, args.rounds if args.rounds is not None else 1)
+    end = game_length(args)
     return TableConfig(
         players=args.players,
         game_end=end[0],
@@ -253,7 +252,7 @@ async def _host(
                 nursery,
                 hub,
                 names,
-                lambda i: BotPolicy(f"{args.seed}/{i + 1}", args.bot_level, args.think),
+                lambda i: BotPolicy(f"{args.seed}/{i + 1}", args.level, args.think),
                 profile.root,
                 timeouts,
             )
@@ -375,6 +374,6 @@ def run(args: argparse.Namespace) -> int:
             "To start a new table instead, run host with --new.",
             flush=True,
         )
-    policy = BotPolicy(args.seed, args.bot_level, args.think) if args.bot else human_policy(args)
+    policy = BotPolicy(args.seed, args.level, args.think) if args.bot else human_policy(args)
     main = with_page(policy, _host)
     return run_seat(main, args, config, name, policy, timeouts, relay, profile, resume)

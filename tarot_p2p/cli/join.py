@@ -54,21 +54,21 @@ def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> No
     p.add_argument(
         "--timeout",
         type=float,
-        default=60.0,
+        default=60,
         help="seconds to wait for a computed message (keys, shuffles, shares) before "
-        "recording the silent seat as absent (default 60)",
+        "recording the silent player as absent",
     )
     p.add_argument(
         "--decision-timeout",
         type=float,
-        default=600.0,
-        help="seconds to wait for a player's decision (bid, card...) (default 600)",
+        default=600,
+        help="seconds to wait for a player's decision (bid, card...)",
     )
     p.add_argument(
         "--lobby-timeout",
         type=float,
-        default=1800.0,
-        help="seconds to wait for the table to fill up before giving up (default 1800)",
+        default=1800,
+        help="seconds to wait for the table to fill up before giving up",
     )
     p.add_argument("--verbose", action="store_true", help="log what is ignored and why")
 

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tarot_p2p.cli.errors import INTERRUPTED, explain, leaf, report_unexpected
 
@@ -31,8 +32,33 @@ COMMAND_MODULES: tuple[str, ...] = (
 """Modules of ``tarot_p2p.cli`` that provide sub-commands, in the order ``--help`` lists them."""
 
 
+UNSAID_DEFAULTS = (None, False, argparse.SUPPRESS)
+"""Defaults that mean "not given" (a switch off, an option left out): not shown."""
+
+
+class PlayerHelp(argparse.HelpFormatter):
+    """``--help`` as players read it: an option with a default says it once, always in the
+    same words, ``(default: X)``; a help text that already says its default in that form
+    (one that is not a plain value, like the system's language) is left as it is."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "(default: " in text or any(action.default is v for v in UNSAID_DEFAULTS):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of ``tarot-p2p`` and of each command (the sub-parsers take the class of
+    their parent), so that every --help is written by :class:`PlayerHelp`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", PlayerHelp)
+        super().__init__(**kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="tarot-p2p",
         description="Serverless French Tarot: mental-poker deal, FFT rules, signed scores.",
     )

@@ -14,11 +14,16 @@ from typing import Any
 
 from tarot_p2p.bots import Bot
 from tarot_p2p.cli.bot import add_bot_options
-from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
+from tarot_p2p.cli.rule_options import (
+    add_length_options,
+    add_rule_options,
+    game_length,
+    rule_fields,
+)
 from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.audit import audit_hand, record_of
 from tarot_p2p.rules.cards import card_name
-from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import deal_cards
 from tarot_p2p.rules.scoring import explain_hand
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet, hand_note
@@ -27,11 +32,24 @@ from tarot_p2p.rules.state import State, Void, new_hand
 _NAMES = ("North", "West", "South", "East", "Centre")
 
 
+DESCRIPTION = (
+    "Watch bots play a whole game on this computer, without network or cryptography: every "
+    "deal is printed with its contract and result, then the score sheet. The same --seed "
+    "plays the same game again; --json gives every deal's details for programs."
+)
+
+
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("play", help="play a local game of bots on the rules engine")
-    p.add_argument("--players", type=int, choices=(2, 3, 4, 5), default=4)
-    p.add_argument("--deals", type=int, default=None, help="number of deals (default: a round)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the shuffles and the bots")
+    p = subparsers.add_parser(
+        "play", help="play a local game of bots on the rules engine", description=DESCRIPTION
+    )
+    p.add_argument(
+        "--players", type=int, choices=(2, 3, 4, 5), default=4, help="how many play at the table"
+    )
+    add_length_options(p)
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the shuffles and of the bots' choices"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_bot_options(p)
     add_rule_options(p.add_argument_group("rule variants (default: FFT)"))
@@ -109,10 +127,7 @@ def _describe(summary: dict[str, Any], names: tuple[str, ...]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.deals is not None and args.deals < 1:
-        print("--deals must be at least 1")
-        return 2
-    end = (GameEnd.DEALS, args.deals) if args.deals is not None else (GameEnd.ROUNDS, 1)
+    end = game_length(args)
     try:
         config = TableConfig(
             players=args.players,

@@ -12,6 +12,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from tarot_p2p.cli.rule_options import word
 from tarot_p2p.cli.terminal import TerminalPolicy
 from tarot_p2p.net.runner import Policy
 from tarot_p2p.ui.i18n import LANGUAGES
@@ -21,12 +22,15 @@ from tarot_p2p.ui.policy import BrowserPolicy, browser_available, play_in_browse
 def add_ui_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ui",
+        type=word,
         choices=("browser", "terminal"),
         default="browser",
-        help="play in a page of your browser (default; the terminal when no browser can be "
-        "opened) or at this terminal",
+        help="play in a page of your browser (at this terminal when no browser can be "
+        "opened), or at this terminal",
     )
-    p.add_argument("--lang", choices=LANGUAGES, help="the page's language (default: the system's)")
+    p.add_argument(
+        "--lang", type=word, choices=LANGUAGES, help="the page's language (default: the system's)"
+    )
 
 
 def human_policy(args: argparse.Namespace) -> Policy:

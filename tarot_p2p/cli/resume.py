@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "table",
         nargs="?",
-        help="which table (the start of its name in --list; default: the last one played)",
+        help="which table: the start of its name in --list (default: the last one played)",
     )
     p.add_argument("--list", action="store_true", help="list your unfinished tables and stop")
     p.add_argument("--profile", type=Path, default=None, help="your profile folder")

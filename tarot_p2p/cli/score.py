@@ -22,10 +22,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from tarot_p2p.cli.rule_options import add_rule_options, rule_fields
+from tarot_p2p.cli.rule_options import (
+    add_length_options,
+    add_rule_options,
+    game_length,
+    rule_fields,
+    word,
+)
 from tarot_p2p.rules.cards import TOTAL_HALF_POINTS
 from tarot_p2p.rules.config import (
-    GameEnd,
     TableConfig,
 )
 from tarot_p2p.rules.scoring import (
@@ -73,33 +78,48 @@ def _add_table_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--players",
         metavar="NAMES|N",
-        help="comma-separated names in seat order, or a count 2..5 (names P1..PN); default 4",
+        help="comma-separated names in seat order, or a count 2..5 (names P1..PN) (default: 4)",
     )
     add_rule_options(g)
-    g.add_argument("--game-end", choices=("deals", "rounds", "points"))
-    g.add_argument("--game-length", type=int, metavar="N")
+    add_length_options(g)
     g.add_argument("--first-dealer", metavar="PLAYER", help="name or 1-based seat")
 
 
 def _add_deal_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("one deal")
-    g.add_argument("--contract", choices=tuple(CONTRACTS))
+    g.add_argument("--contract", type=word, choices=tuple(CONTRACTS), help="the contract taken")
     g.add_argument("--taker", metavar="PLAYER", help="name or 1-based seat")
     g.add_argument("--partner", metavar="PLAYER", help="called partner at five (omit if alone)")
     g.add_argument("--oudlers", type=int, choices=(0, 1, 2, 3), help="oudlers of the attack")
-    g.add_argument("--points", metavar="P", help="the attack's points, e.g. 47 or 40.5")
-    g.add_argument("--defence-points", metavar="P", help="the defence's points instead")
-    g.add_argument("--petit-au-bout", choices=("attack", "defence"))
+    g.add_argument("--attack-points", metavar="P", help="the attack's points, e.g. 47 or 40.5")
+    g.add_argument("--defence-points", metavar="P", help="or the defence's points")
+    g.add_argument(
+        "--petit-au-bout", type=word, choices=("attack", "defence"), help="side that won it"
+    )
     g.add_argument("--poignee", action="append", metavar="SIDE:LEVEL", help="e.g. defence:1")
-    g.add_argument("--chelem", choices=("attack", "defence"), help="side that took every trick")
-    g.add_argument("--chelem-announced", action="store_true", default=None)
-    g.add_argument("--petit-chelem", choices=("attack", "defence"))
-    g.add_argument("--petit-chelem-announced", action="store_true", default=None)
+    g.add_argument(
+        "--chelem", type=word, choices=("attack", "defence"), help="side that took every trick"
+    )
+    g.add_argument(
+        "--chelem-announced", action="store_true", default=None, help="the taker announced it"
+    )
+    g.add_argument(
+        "--petit-chelem",
+        type=word,
+        choices=("attack", "defence"),
+        help="side that took every trick but one (variant petit-chelem)",
+    )
+    g.add_argument(
+        "--petit-chelem-announced",
+        action="store_true",
+        default=None,
+        help="the taker announced a petit chelem",
+    )
     g.add_argument("--misere", action="append", metavar="PLAYER", help="misère announcer")
     g.add_argument("--offender", metavar="PLAYER", help="player who broke a rule")
     g.add_argument("--dead", metavar="PLAYER", help="player sitting out (five, dead hand)")
     g.add_argument("--misere-deal", metavar="P,P,...", help="all-pass misère deal: points/seat")
-    g.add_argument("--void", choices=tuple(VOIDS), help="deal not played")
+    g.add_argument("--void", type=word, choices=tuple(VOIDS), help="deal not played")
     g.add_argument(
         "--scores", metavar="S,S,...", help="a written line to check; write --scores=-82,246,..."
     )
@@ -123,7 +143,8 @@ def register(subparsers: Any) -> None:
         help="score counter for games with physical cards",
         description="Score one hand, or a whole round from a file, with the engine's rules.",
         epilog="Example: tarot-p2p score --players Emma,Nico,Pat,Lea --contract garde "
-        "--taker Nico --oudlers 2 --points 47 --petit-au-bout attack. A round file holds the "
+        "--taker Nico --oudlers 2 --attack-points 47 --petit-au-bout attack. A round file holds "
+        "the "
         "table options on its first line and one deal per line after it (or the same as JSON); "
         "see docs/rules.md.",
     )
@@ -164,10 +185,7 @@ def _table(args: argparse.Namespace) -> ScoreSheet:
         kwargs: dict[str, Any] = {"players": count, **rule_fields(args, count)}
     except ValueError as e:
         raise InputError(str(e)) from None
-    if args.game_end is not None:
-        kwargs["game_end"] = GameEnd(args.game_end)
-    if args.game_length is not None:
-        kwargs["game_length"] = args.game_length
+    kwargs["game_end"], kwargs["game_length"] = game_length(args)
     try:
         sheet = ScoreSheet(TableConfig(**kwargs), names)
         if args.first_dealer is not None:
@@ -265,10 +283,10 @@ def _outcome(sheet: ScoreSheet, d: argparse.Namespace, dead: int | None) -> Hand
     missing = [k for k in ("contract", "taker", "oudlers") if getattr(d, k) is None]
     if missing:
         raise InputError("a hand needs " + ", ".join("--" + k for k in missing))
-    if (d.points is None) == (d.defence_points is None):
-        raise InputError("give exactly one of --points (attack) and --defence-points")
-    if d.points is not None:
-        half = parse_half_points(d.points)
+    if (d.attack_points is None) == (d.defence_points is None):
+        raise InputError("give exactly one of --attack-points and --defence-points")
+    if d.attack_points is not None:
+        half = parse_half_points(d.attack_points)
     else:
         half = TOTAL_HALF_POINTS - parse_half_points(d.defence_points)
     poignees = []

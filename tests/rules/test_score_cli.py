@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tarot_p2p.cli.main import main
 from tarot_p2p.cli.score import InputError, parse_half_points
@@ -28,24 +31,24 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:
 
 
 def test_seed_002_nico_hands(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, *NICO, "--points", "47", "--petit-au-bout", "attack")
+    code, out, _ = run(capsys, *NICO, "--attack-points", "47", "--petit-au-bout", "attack")
     assert code == 0
     assert "threshold 41, attack 47 points: made by 6" in out
     assert "(25 + 6) x 2 = 62" in out
     assert out.splitlines()[-4:] == ["Emma  -82", "Nico  +246", "Pat   -82", "Léa   -82"]
-    data = run_json(capsys, *NICO, "--points", "38", "--petit-au-bout", "attack")
+    data = run_json(capsys, *NICO, "--attack-points", "38", "--petit-au-bout", "attack")
     assert isinstance(data, dict)
     assert data["scores"] == [36, -108, 36, 36]
     assert data["breakdown"]["hand_score"] == -36
 
 
 def test_defence_points_and_half_points(capsys: pytest.CaptureFixture[str]) -> None:
-    by_attack = run_json(capsys, *NICO, "--points", "41.5")
+    by_attack = run_json(capsys, *NICO, "--attack-points", "41.5")
     by_defence = run_json(capsys, *NICO, "--defence-points", "49,5")
     assert by_attack == by_defence
     assert isinstance(by_attack, dict)
     assert by_attack["scores"] == [-52, 156, -52, -52]
-    lost = run_json(capsys, *NICO, "--points", "40.5")
+    lost = run_json(capsys, *NICO, "--attack-points", "40.5")
     assert isinstance(lost, dict)
     assert lost["scores"] == [52, -156, 52, 52]
 
@@ -74,7 +77,7 @@ def test_players_by_count_and_seat_numbers(capsys: pytest.CaptureFixture[str]) -
         "3",
         "--oudlers",
         "1",
-        "--points",
+        "--attack-points",
         "51",
     )
     assert data == {
@@ -96,7 +99,7 @@ def test_players_by_count_and_seat_numbers(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_five_players(capsys: pytest.CaptureFixture[str]) -> None:
-    five = ["--players", "A,B,C,D,E", "--contract", "garde", "--oudlers", "2", "--points", "47"]
+    five = ["--players", "A,B,C,D,E", "--contract", "garde", "--oudlers", "2", "--attack-points", "47"]
     partner = run_json(capsys, *five, "--taker", "A", "--partner", "C")
     alone = run_json(capsys, *five, "--taker", "A")
     dead = run_json(capsys, *five, "--taker", "A", "--five", "dead-hand", "--dead", "E")
@@ -110,7 +113,7 @@ def test_bonuses_and_variants(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys,
         *NICO,
-        "--points",
+        "--attack-points",
         "47",
         "--poignee",
         "defence:simple",
@@ -131,7 +134,7 @@ def test_bonuses_and_variants(capsys: pytest.CaptureFixture[str]) -> None:
     data = run_json(
         capsys,
         *NICO,
-        "--points",
+        "--attack-points",
         "47",
         "--petit-au-bout",
         "defence",
@@ -149,7 +152,7 @@ def test_bonuses_and_variants(capsys: pytest.CaptureFixture[str]) -> None:
     pc = run_json(
         capsys,
         *NICO,
-        "--points",
+        "--attack-points",
         "86.5",
         "--variant",
         "petit-chelem",
@@ -162,21 +165,21 @@ def test_bonuses_and_variants(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_penalty_options(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, *NICO, "--points", "47", "--offender", "Nico")
+    code, out, _ = run(capsys, *NICO, "--attack-points", "47", "--offender", "Nico")
     assert code == 0
     assert "penalty: the offending side loses the hand" in out
     assert "(25 + 0) x 2 = 50" in out
     assert out.splitlines()[-3] == "Nico  -150"
     report = run_json(
-        capsys, *NICO, "--points", "47", "--offender", "Nico", "--penalty", "report-only"
+        capsys, *NICO, "--attack-points", "47", "--offender", "Nico", "--penalty", "report-only"
     )
     assert isinstance(report, dict)
     assert report["scores"] == [-62, 186, -62, -62]
 
 
 def test_written_scores_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, *NICO, "--points", "47", "--scores=-62,186,-62,-62")[0] == 0
-    code, _, err = run(capsys, *NICO, "--points", "47", "--scores=-62,186,-62,-61")
+    assert run(capsys, *NICO, "--attack-points", "47", "--scores=-62,186,-62,-62")[0] == 0
+    code, _, err = run(capsys, *NICO, "--attack-points", "47", "--scores=-62,186,-62,-61")
     assert code == 1
     assert "differs from the computed line -62,186,-62,-62" in err
     code, _, err = run(capsys, *TABLE, "--scores", "10,-10,0,1")
@@ -193,21 +196,21 @@ def test_misere_deal_option(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        ([*NICO, "--points", "47.3"], "points must look like"),
-        ([*NICO, "--points", "95"], "cannot exceed 91"),
-        ([*NICO], "exactly one of --points"),
-        ([*NICO, "--points", "47", "--defence-points", "44"], "exactly one of --points"),
-        ([*TABLE, "--contract", "garde", "--oudlers", "2", "--points", "47"], "needs --taker"),
-        ([*NICO, "--points", "47", "--partner", "Pat"], "partner is called only"),
+        ([*NICO, "--attack-points", "47.3"], "points must look like"),
+        ([*NICO, "--attack-points", "95"], "cannot exceed 91"),
+        ([*NICO], "exactly one of --attack-points"),
+        ([*NICO, "--attack-points", "47", "--defence-points", "44"], "exactly one of --attack-points"),
+        ([*TABLE, "--contract", "garde", "--oudlers", "2", "--attack-points", "47"], "needs --taker"),
+        ([*NICO, "--attack-points", "47", "--partner", "Pat"], "partner is called only"),
         (
-            [*TABLE, "--contract", "garde", "--taker", "Bob", "--oudlers", "2", "--points", "4"],
+            [*TABLE, "--contract", "garde", "--taker", "Bob", "--oudlers", "2", "--attack-points", "4"],
             "no player 'Bob'",
         ),
-        ([*NICO, "--points", "47", "--poignee", "defence"], "SIDE:LEVEL"),
-        ([*NICO, "--points", "47", "--poignee", "defence:4"], "SIDE:LEVEL"),
-        ([*NICO, "--points", "40", "--chelem", "attack"], "every trick"),
-        ([*NICO, "--points", "47", "--misere", "Pat"], "does not play"),
-        ([*NICO, "--points", "3", "--oudlers", "3"], "cannot hold"),
+        ([*NICO, "--attack-points", "47", "--poignee", "defence"], "SIDE:LEVEL"),
+        ([*NICO, "--attack-points", "47", "--poignee", "defence:4"], "SIDE:LEVEL"),
+        ([*NICO, "--attack-points", "40", "--chelem", "attack"], "every trick"),
+        ([*NICO, "--attack-points", "47", "--misere", "Pat"], "does not play"),
+        ([*NICO, "--attack-points", "3", "--oudlers", "3"], "cannot hold"),
         (
             [
                 "--players",
@@ -220,7 +223,7 @@ def test_misere_deal_option(capsys: pytest.CaptureFixture[str]) -> None:
                 "A",
                 "--oudlers",
                 "2",
-                "--points",
+                "--attack-points",
                 "47",
             ],
             "--dead",
@@ -232,7 +235,7 @@ def test_misere_deal_option(capsys: pytest.CaptureFixture[str]) -> None:
         ([*TABLE, "--void", "all-pass"], "round file"),
         ([*TABLE], "a deal needs a summary"),
         ([*TABLE, "--variant", "misere-deal", "--misere-deal", "1,2,3"], "4 point counts"),
-        ([*NICO, "--points", "47", "--misere-deal", "1,2,3,4"], "no contract"),
+        ([*NICO, "--attack-points", "47", "--misere-deal", "1,2,3,4"], "no contract"),
     ],
 )
 def test_bad_input_is_one_clear_line(
@@ -257,10 +260,10 @@ ROUND_TEXT = """\
 # Seed 002: Emma, Nico, Pat and Léa, one round of four deals
 --players Emma,Nico,Pat,Léa
 
---contract garde --taker Nico --oudlers 2 --points 47 --petit-au-bout attack
---contract prise --taker Pat --oudlers 1 --points 48 --scores 28,28,-84,28  # written by hand
---contract garde-sans --taker Emma --oudlers 3 --points 52 --poignee defence:simple
---contract garde --taker Léa --oudlers 2 --points 40.5 --petit-au-bout defence
+--contract garde --taker Nico --oudlers 2 --attack-points 47 --petit-au-bout attack
+--contract prise --taker Pat --oudlers 1 --attack-points 48 --scores 28,28,-84,28  # written by hand
+--contract garde-sans --taker Emma --oudlers 3 --attack-points 52 --poignee defence:simple
+--contract garde --taker Léa --oudlers 2 --attack-points 40.5 --petit-au-bout defence
 """
 
 
@@ -284,13 +287,13 @@ def test_round_json_file_and_stdin(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     round_ = {
-        "table": {"players": ["Emma", "Nico", "Pat", "Léa"], "game_end": "deals", "game_length": 4},
+        "table": {"players": ["Emma", "Nico", "Pat", "Léa"], "deals": 4},
         "deals": [
             {
                 "contract": "garde",
                 "taker": "Nico",
                 "oudlers": 2,
-                "points": 47,
+                "attack-points": 47,
                 "petit_au_bout": "attack",
             },
             {"void": "petit-sec", "note": "Pat: petit sec"},
@@ -298,7 +301,7 @@ def test_round_json_file_and_stdin(
                 "contract": "prise",
                 "taker": 4,
                 "oudlers": 1,
-                "points": 40.5,
+                "attack-points": 40.5,
                 "poignee": ["attack:1", "defence:1"],
                 "chelem_announced": False,
             },
@@ -324,9 +327,9 @@ def test_round_dead_hand_follows_the_dealer(
 ) -> None:
     path = tmp_path / "five.txt"
     path.write_text(
-        "--players A,B,C,D,E --five dead-hand --first-dealer B --game-end deals --game-length 2\n"
-        "--contract prise --taker A --oudlers 2 --points 41\n"
-        "--contract prise --taker A --oudlers 2 --points 41 --dead D\n",
+        "--players A,B,C,D,E --five dead-hand --first-dealer B --deals 2\n"
+        "--contract prise --taker A --oudlers 2 --attack-points 41\n"
+        "--contract prise --taker A --oudlers 2 --attack-points 41 --dead D\n",
         encoding="utf-8",
     )
     code, _, err = run(capsys, "--file", str(path))
@@ -348,19 +351,19 @@ def test_round_dead_hand_follows_the_dealer(
         ("# nothing\n", "empty round file"),
         ("--players A,B,C\n--scores 1,1,-1\n", "line 2: the line 1,1,-1 sums to 1"),
         (
-            "--players A,B,C\n--contract garde --taker A --oudlers 2 --points 47 --scores 1,1,-2\n",
+            "--players A,B,C\n--contract garde --taker A --oudlers 2 --attack-points 47 --scores 1,1,-2\n",
             "line 2: the written line 1,1,-2 differs",
         ),
         ("--players A,B,C\n--bogus\n", "line 2: unrecognized arguments: --bogus"),
         ("--contract garde\n", "line 1: table: unrecognized arguments"),
         ("--players A,B,C\n--contract 'garde\n", "line 2: No closing quotation"),
         (
-            "--players A,B,C --game-end deals --game-length 1\n--void all-pass\n--void all-pass\n",
+            "--players A,B,C --deals 1\n--void all-pass\n--void all-pass\n",
             "line 3: the game is over",
         ),
         ('{"table": {}}', "a JSON round is"),
         ('{"table": {"players": 3}, "deals": [3]}', "deal 1: expected an object"),
-        ('{"table": {"players": 3}, "deals": [{"points": [1, {}]}]}', "unexpected value"),
+        ('{"table": {"players": 3}, "deals": [{"attack-points": [1, {}]}]}', "unexpected value"),
         ('{"table": {"players": 3}, "deals": [{"points": 40.25}]}', "not a whole or half"),
         ("{not json", "invalid JSON"),
     ],
@@ -383,6 +386,35 @@ def test_file_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None
     assert "cannot read" in err
     path = tmp_path / "round.txt"
     path.write_text(ROUND_TEXT, encoding="utf-8")
-    code, _, err = run(capsys, "--file", str(path), "--players", "3", "--points", "4")
+    code, _, err = run(capsys, "--file", str(path), "--players", "3", "--attack-points", "4")
     assert code == 1
-    assert "(--players, --points)" in err
+    assert "(--players, --attack-points)" in err
+
+
+def scored(argv: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["score", *argv]) == 0
+    return out.getvalue()
+
+
+@given(
+    contract=st.sampled_from(["garde", "garde-sans", "prise", "petite"]),
+    side=st.sampled_from(["attack", "defence"]),
+    flips=st.lists(st.booleans(), min_size=7, max_size=7),
+)
+def test_words_of_a_list_are_read_in_any_case(contract: str, side: str, flips: list[bool]) -> None:
+    """``--contract Garde``, ``--petit-au-bout DEFENCE``, ``--poignee Attack:Double``, a
+    variant, a player's name: each is the same word whatever its case, and scores the same."""
+
+    def any_case(text: str) -> str:
+        return "".join(c.upper() if flips[i % len(flips)] else c for i, c in enumerate(text))
+
+    words = ["--players", "Emma,Nico,Pat,Lea", "--oudlers", "2", "--attack-points", "47"]
+    words += ["--json"]
+    lower = [*words, "--taker", "nico", "--contract", contract, "--petit-au-bout", side]
+    lower += ["--poignee", f"{side}:double", "--variant", "misere", "--misere", "pat"]
+    mixed = [*words, "--taker", any_case("nico"), "--contract", any_case(contract)]
+    mixed += ["--petit-au-bout", any_case(side), "--poignee", any_case(f"{side}:double")]
+    mixed += ["--variant", any_case("misere"), "--misere", any_case("pat")]
+    assert scored(mixed) == scored(lower)

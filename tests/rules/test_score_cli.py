@@ -99,7 +99,16 @@ def test_players_by_count_and_seat_numbers(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_five_players(capsys: pytest.CaptureFixture[str]) -> None:
-    five = ["--players", "A,B,C,D,E", "--contract", "garde", "--oudlers", "2", "--attack-points", "47"]
+    five = [
+        "--players",
+        "A,B,C,D,E",
+        "--contract",
+        "garde",
+        "--oudlers",
+        "2",
+        "--attack-points",
+        "47",
+    ]
     partner = run_json(capsys, *five, "--taker", "A", "--partner", "C")
     alone = run_json(capsys, *five, "--taker", "A")
     dead = run_json(capsys, *five, "--taker", "A", "--five", "dead-hand", "--dead", "E")
@@ -199,11 +208,27 @@ def test_misere_deal_option(capsys: pytest.CaptureFixture[str]) -> None:
         ([*NICO, "--attack-points", "47.3"], "points must look like"),
         ([*NICO, "--attack-points", "95"], "cannot exceed 91"),
         ([*NICO], "exactly one of --attack-points"),
-        ([*NICO, "--attack-points", "47", "--defence-points", "44"], "exactly one of --attack-points"),
-        ([*TABLE, "--contract", "garde", "--oudlers", "2", "--attack-points", "47"], "needs --taker"),
+        (
+            [*NICO, "--attack-points", "47", "--defence-points", "44"],
+            "exactly one of --attack-points",
+        ),
+        (
+            [*TABLE, "--contract", "garde", "--oudlers", "2", "--attack-points", "47"],
+            "needs --taker",
+        ),
         ([*NICO, "--attack-points", "47", "--partner", "Pat"], "partner is called only"),
         (
-            [*TABLE, "--contract", "garde", "--taker", "Bob", "--oudlers", "2", "--attack-points", "4"],
+            [
+                *TABLE,
+                "--contract",
+                "garde",
+                "--taker",
+                "Bob",
+                "--oudlers",
+                "2",
+                "--attack-points",
+                "4",
+            ],
             "no player 'Bob'",
         ),
         ([*NICO, "--attack-points", "47", "--poignee", "defence"], "SIDE:LEVEL"),
@@ -351,7 +376,8 @@ def test_round_dead_hand_follows_the_dealer(
         ("# nothing\n", "empty round file"),
         ("--players A,B,C\n--scores 1,1,-1\n", "line 2: the line 1,1,-1 sums to 1"),
         (
-            "--players A,B,C\n--contract garde --taker A --oudlers 2 --attack-points 47 --scores 1,1,-2\n",
+            "--players A,B,C\n"
+            "--contract garde --taker A --oudlers 2 --attack-points 47 --scores 1,1,-2\n",
             "line 2: the written line 1,1,-2 differs",
         ),
         ("--players A,B,C\n--bogus\n", "line 2: unrecognized arguments: --bogus"),

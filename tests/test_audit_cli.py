@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,9 @@ def test_a_valid_game_exits_0_with_the_full_report(
     assert out.startswith(f"{files['valid']}: VALID")
     for words in ("Ana", "Ben", "Cleo", "Hand 1", "deal:", "Score sheet", "Verified"):
         assert words in out
+    # People are named, never numbered: no "seat 2", no "0 Cleo".
+    assert not re.search(r"\bseats? \d|\b\d (Ana|Ben|Cleo)\b", out), out
+    assert re.search(r"playing order, lowest card first \((Ana|Ben|Cleo) deals hand 1\)", out)
 
 
 @pytest.mark.parametrize(

@@ -149,7 +149,7 @@ def describe_table(peer: Peer) -> str:
     for i, name in enumerate(names):
         mine = " (you)" if i == peer.member else ""
         fp = fingerprint(Ed25519PublicKey.from_public_bytes(roster[i])).hex()
-        lines.append(f"  {i}. {name}{mine}  key {fp}")
+        lines.append(f"  {name}{mine}  key {fp}")
     return "\n".join(lines)
 
 

@@ -139,14 +139,16 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
             draws = ", ".join(f"{name(m, 0)} {card_name(c)}" for m, c in h.draws)
             out.append(f"  draws: {draws}")
         if report.seating is not None:
-            seats = ", ".join(f"{seat} {name(seat)}" for seat in range(len(report.seating)))
-            out.append(f"  seats, lowest card first (seat 0 deals hand 1): {seats}")
+            order = [name(seat) for seat in range(len(report.seating))]
+            out.append(
+                f"  playing order, lowest card first ({order[0]} deals hand 1): {', '.join(order)}"
+            )
         return out
     title = f"Hand {h.number} — dealer {name(h.dealer) if h.dealer is not None else '?'}"
     if h.abandoned is not None:
         title += (
             f"; abandoned by {name(h.abandoned)}, silent past the forfeit time: every other "
-            "seat signed its claim, and the line below"
+            "player signed the claim, and the line below"
         )
     elif h.void is not None:
         title += f"; void deal ({h.void.value.replace('_', ' ')})"
@@ -196,29 +198,28 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
             )
             for o in h.offences:
                 move = o.action_index + 1
-                out.append(
-                    f"    {name(o.seat)} (seat {o.seat}): {o.rule} — {o.detail} (move {move})"
-                )
+                out.append(f"    {name(o.seat)}: {o.rule} — {o.detail} (move {move})")
         else:
             out.append("  offences found by the rules audit: none")
     if h.scores is not None:
         line = ", ".join(f"{name(s)} {_signed_score(v)}" for s, v in enumerate(h.scores))
-        out.append(f"  agreed scores, signed by {len(h.signed_by)} seats: {line}")
+        out.append(f"  agreed scores, signed by {_n(len(h.signed_by), 'player')}: {line}")
     elif h.signed_by:
         out.append(f"  score line signed so far by: {', '.join(name(s) for s in h.signed_by)}")
     return out
 
 
 def _member_lines(report: TranscriptReport) -> list[str]:
-    """The players in join order, with the seat each drew and the identity key he signs
-    with (the join code's fingerprint is the first 16 bytes of a hash of it, ``wire.md`` §6)."""
+    """The players in join order, with their turn to deal first (from the seat each drew)
+    and the identity key each signs with (the join code's fingerprint is the first 16 bytes
+    of a hash of it, ``wire.md`` §6)."""
     if not report.members:
         return []
     width = max(len(m.name) for m in report.members)
     seats = report.seating
     out: list[str] = []
     for m in report.members:
-        seat = f"seat {seats.index(m.member)}" if seats is not None else "not seated"
+        seat = f"{_ordinal(seats.index(m.member) + 1)} to deal" if seats is not None else "no seat"
         label = "Players   " if not out else "          "
         out.append(f"{label}{m.name.ljust(width)}  {seat}  identity key {m.key.hex()}")
     return out
@@ -271,6 +272,11 @@ def render(report: TranscriptReport, label: str = "transcript") -> str:
         ]
     )
     return "\n".join(out)
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 5th (a table has at most five places)."""
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }"
 
 
 def _n(count: int, noun: str) -> str:

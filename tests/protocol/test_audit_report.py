@@ -197,7 +197,7 @@ def test_a_revoke_is_named_with_its_player_and_penalised() -> None:
     assert report.hands[1].scores == score.scores
     text = render(report)
     name = report.name(cheater.seat)
-    assert f"{name} (seat {cheater.seat}): {offences[0].rule}" in text
+    assert f"    {name}: {offences[0].rule}" in text
     assert "penalty lose_hand: the first offender's side loses the hand" in text
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import trio
 
-from tarot_p2p.cli.join import leaf_error
+from tarot_p2p.cli.errors import leaf
 from tarot_p2p.net.address import (
     DEFAULT_PORT,
     Address,
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         trio.run(_serve, tables, args.listen, port, public)
     except BaseException as caught:
-        error = leaf_error(caught, (KeyboardInterrupt, OSError))
+        error = leaf(caught, (KeyboardInterrupt, OSError))
         if isinstance(error, KeyboardInterrupt):
             tables.save()
             print("relay stopped", file=sys.stderr)

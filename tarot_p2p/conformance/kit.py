@@ -44,7 +44,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.net.hub import Hub, LocalLink
-from tarot_p2p.net.lobby import LobbyError, read_join_request
+from tarot_p2p.net.lobby import JOIN, LobbyError, read_lobby_request
 from tarot_p2p.net.session import HostedHub
 from tarot_p2p.protocol.codec import DecodeError
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
@@ -175,7 +175,8 @@ class _Table:
         while True:
             wire = await self._receive()
             try:
-                read_join_request(wire, self.table_id)
+                if read_lobby_request(wire, self.table_id).kind != JOIN:
+                    continue
             except LobbyError:
                 continue
             seats = KitSeats(self.config, self.table_id, self.scenario.member, wire, self.host)

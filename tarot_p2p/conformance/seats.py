@@ -57,7 +57,7 @@ class KitSeats:
         seating = Seating(config.seats, self.keys[0].public_key(), NAMES[0])
         for i in range(1, config.seats):
             wire = request if i == member else join_request(self.keys[i], NAMES[i], table_id)
-            if seating.offer(wire, table_id) is None:
+            if seating.offer(wire, table_id, now=0.0) is None:
                 raise ValueError("not a join request for this table")
         self.names = tuple(seating.names)
         self.peers = {

@@ -14,6 +14,7 @@ from typing import Any
 
 from tarot_p2p.bots import Bot
 from tarot_p2p.cli.bot import add_bot_options
+from tarot_p2p.cli.errors import tell
 from tarot_p2p.cli.rule_options import (
     add_length_options,
     add_rule_options,
@@ -136,8 +137,7 @@ def run(args: argparse.Namespace) -> int:
             **rule_fields(args, args.players),
         )
     except ValueError as e:
-        print(f"error: {e}")
-        return 2
+        return tell(e)
     names = _NAMES[: args.players]
     sheet = ScoreSheet(config, names)
     rng = random.Random(args.seed)

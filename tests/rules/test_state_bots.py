@@ -77,7 +77,11 @@ def test_play_command_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_play_command_rejects_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--players", "4", "--five", "dead-hand"]) == 2
-    assert main(["play", "--deals", "0"]) == 2
+    assert "--five is for five players" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        main(["play", "--deals", "0"])
+    assert stopped.value.code == 2
+    assert "give a number of at least 1" in capsys.readouterr().err
 
 
 def test_play_command_seats_the_chosen_level(capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,7 +76,7 @@ def test_a_join_code_with_a_typo(tmp_path: Path) -> None:
     for wrong in (typo, "tp2p1-hello", "hello"):
         done = run(["join", wrong, "--ui", "terminal", "--profile", str(tmp_path)])
         assert done.returncode == 2
-        plain(done.stderr, "copy the whole code")
+        plain(done.stderr, "copy the whole long code")
 
 
 def test_a_profile_folder_that_cannot_be_used(tmp_path: Path) -> None:

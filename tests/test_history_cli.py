@@ -235,7 +235,7 @@ def run(*argv: str) -> subprocess.CompletedProcess[str]:
 def test_a_hosted_game_is_in_the_history_and_comes_back_after_a_rebuild(tmp_path: Path) -> None:
     profile = str(tmp_path)
     hosted = run("host", "--bot", "--bots", "2", "--players", "3", "--deals", "2",
-                 "--listen", "127.0.0.1", "--name", "Zoé", "--bot-level", "easy",
+                 "--listen", "127.0.0.1", "--name", "Zoé", "--level", "easy",
                  "--profile", profile)  # fmt: skip
     assert hosted.returncode == 0, hosted.stdout + hosted.stderr
     listed = run("history", "--json", "--profile", profile)

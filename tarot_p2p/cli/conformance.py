@@ -44,14 +44,14 @@ def register(subparsers: Any) -> None:
         type=float,
         default=60.0,
         metavar="SECONDS",
-        help="how long one game may take before it fails (default 60)",
+        help="how long one game may take before it fails",
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument(
         "--listen",
         default="127.0.0.1",
         metavar="ADDRESS",
-        help="the address the kit's table listens on and the join code names (default 127.0.0.1)",
+        help="the address the kit's table listens on and the join code names",
     )
     p.set_defaults(func=run)
 

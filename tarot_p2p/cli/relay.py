@@ -55,14 +55,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--listen",
         default="0.0.0.0",
-        help="address to listen on (default 0.0.0.0: every network of this computer)",
+        help="address to listen on; 0.0.0.0 is every network of this computer",
     )
     parser.add_argument(
         "--port",
         type=int,
         default=DEFAULT_PORT,
-        help=f"port to listen on (default {DEFAULT_PORT}; 0: any free port, the same as "
-        "last time when it is free)",
+        help="port to listen on; 0 is any free port, the same as last time when it is free",
     )
     parser.add_argument(
         "--public-address",

@@ -420,6 +420,7 @@ class TableRunner:
 
     async def _speak(self) -> None:
         peer = self.peer
+        hand = peer.hand.hand
         try:
             wire = await self._run(peer.next_message)
             if wire is None:
@@ -430,8 +431,15 @@ class TableRunner:
             if exc.outgoing is not None:
                 await self._send(exc.outgoing)
             raise self._violation(exc) from None
-        await self._save_secrets()  # first: a transcript holding our key needs its secret
-        await self._persist()
+        if self.peer.hand.hand == hand:
+            await self._save_secrets()  # first: a transcript holding our key needs its secret
+            await self._persist()
+        else:
+            # Our message ended the hand (a last score signature; it never carries a
+            # secret). The next hand's secrets replace this hand's: written first, a crash
+            # before the transcript would leave this hand's key in a file without its secret.
+            await self._persist()
+            await self._save_secrets()
         await self._send(wire)
         await self._after(peer.own_events)
 

@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from tarot_p2p.protocol.audit_report import Status, audit_file
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import UnattributedMessage
 from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
+from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.sheet import LineKind
 from tests.net.test_game import (
     SECRET,
@@ -87,6 +89,7 @@ async def play_local(
     data_dir: Path,
     seed: str,
     timeouts: Timeouts = SHORT,
+    deals: int = 1,
 ) -> Game:
     """A game with every seat on the hub's in-process link (for the mock clock)."""
     keys = [identity(seed, i) for i in range(players)]
@@ -100,7 +103,8 @@ async def play_local(
 
     async def guarded(i: int) -> None:
         with contextlib.suppress(Crash):  # the crashed seat's files stay as they are
-            await sit(game, i, hub.local_link(), one_deal(players), data_dir, timeouts)
+            config = replace(one_deal(players), game_length=deals)
+            await sit(game, i, hub.local_link(), config, data_dir, timeouts)
 
     async with trio.open_nursery() as nursery:
         for i in range(players):
@@ -311,6 +315,36 @@ async def test_a_crash_keeps_every_accepted_message(
     assert resumed.transcript.head == seat.peer.transcript.head
     assert resumed.seat == seat.peer.seat and resumed.my_cards() == seat.peer.my_cards()
     assert resumed.my_turn() and resumed.legal_actions() == seat.peer.legal_actions()
+
+
+async def test_a_kill_after_any_secrets_write_leaves_files_the_seat_resumes_from(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kill -9 may come right after the runner writes a seat's secrets: the transcript
+    file as it then stands and those secrets must resume. (A seat whose own score signature
+    ended a hand once wrote the next hand's secrets before that signature reached its
+    transcript, and could not take its seat back.)"""
+    kept: list[tuple[bytes, bytes, int, int]] = []
+    write = TableRunner._save_secrets
+
+    async def save_and_keep(self: TableRunner) -> None:
+        await write(self)
+        if self.files.secrets.exists():
+            hand = self.peer.hand.hand
+            disk = (self.files.transcript.read_bytes(), self.files.secrets.read_bytes())
+            member = self.peer.member
+            assert member is not None
+            kept.append((*disk, member, hand))
+
+    monkeypatch.setattr(TableRunner, "_save_secrets", save_and_keep)
+    policies: list[Policy] = [BotPolicy(i) for i in range(3)]
+    game = await play_local(3, policies, tmp_path, "kill", deals=2)
+    assert all(s.outcome is not None and s.outcome.finished for s in game.seats)
+    assert {hand for *_, hand in kept} >= {1, 2}  # across the end of a hand
+    for data, secrets, member, _hand in kept:
+        if read_frames(data).records:  # (before the set-up the table is joined again)
+            key = game.seats[member].identity
+            Peer.resume(data, secrets, identity=key, rng=DeterministicRandom(b"again"))
 
 
 class ForgingLink:

@@ -30,6 +30,7 @@ from tarot_p2p.net.profile import ProfileError, default_root
 from tarot_p2p.net.rendezvous import RendezvousError, WrongCode
 from tarot_p2p.net.session import LobbyTimeout, TableFull
 from tarot_p2p.net.words import EXAMPLE
+from tarot_p2p.ui.policy import LeftTable
 
 NETWORK_ERRORS = (LinkError, NoiseError, OSError, trio.TooSlowError)
 """What a link that cannot be made or kept raises."""
@@ -40,6 +41,7 @@ ERROR_LOG = "errors.log"
 
 _KNOWN = (
     KeyboardInterrupt,
+    LeftTable,
     TableFull,
     LobbyTimeout,
     ProfileError,
@@ -72,6 +74,12 @@ def explain(exc: BaseException, *, seated: bool = False) -> tuple[str, int] | No
         if seated:
             return "left the table; run the same command again to take your seat back", 130
         return "stopped", INTERRUPTED
+    if isinstance(found, LeftTable):
+        return (
+            "you left the table from the page before the game started, and the host was "
+            "told. Run the same command again to sit down again.",
+            INTERRUPTED,
+        )
     if isinstance(found, TableFull):
         return f"{found}: this table is full. Ask the host to open a new table.", 3
     if isinstance(found, LobbyTimeout):

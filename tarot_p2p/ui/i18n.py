@@ -28,6 +28,10 @@ _FR: Final[dict[str, str]] = {
     "undo": "Annuler",
     "done": "Valider l'écart",
     "leave": "Quitter la table",
+    "quit": "Partir",
+    "left_lobby": (
+        "Vous avez quitté la table avant le début de la partie. Vous pouvez fermer cette page."
+    ),
     "download": "Télécharger la transcription",
     "sheet": "Feuille de marque",
     "deal": "Donne",
@@ -174,6 +178,8 @@ _EN: Final[dict[str, str]] = {
     "undo": "Undo",
     "done": "Confirm the écart",
     "leave": "Leave the table",
+    "quit": "Leave",
+    "left_lobby": "You left the table before the game started. You can close this page.",
     "download": "Download the transcript",
     "sheet": "Score sheet",
     "deal": "Deal",

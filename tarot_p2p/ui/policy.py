@@ -49,6 +49,8 @@ LABELS: Final = (
     "undo",
     "done",
     "leave",
+    "quit",
+    "left_lobby",
     "download",
     "sheet",
     "deal",
@@ -87,6 +89,8 @@ class BrowserPolicy:
         """At the host, while the table fills up: who sits already, how many are awaited."""
         self.left = trio.Event()
         """Set when the player leaves the table from the page, or closes it after the game."""
+        self.quit = trio.Event()
+        """Set when the player leaves from the page before the game started."""
 
     # ------------------------------------------------------------------ Policy
 
@@ -186,6 +190,9 @@ class BrowserPolicy:
         kind = message.get("t")
         if kind == "leave":
             self.left.set()
+        elif kind == "quit":
+            if self.peer is None:  # once the game is on, leaving is the absence rules' job
+                self.quit.set()
         elif kind == "lang" and message.get("lang") in LANGUAGES:
             self.words = Words(str(message["lang"]))
             self.story.words = self.words
@@ -248,13 +255,37 @@ async def play_in_browser(
         print(f"your table: {url}", flush=True)
         if open_page:
             await trio.to_thread.run_sync(webbrowser.open, url)
-        result = await main(*args)
+        result = await _unless_quit(policy, main, *args)
         if policy.pages:  # the page shows the final sheet until the player leaves it
             print("the game is over: leave the table in the page (or press Ctrl-C)", flush=True)
             with trio.move_on_after(PAGE_LINGER):
                 await policy.left.wait()
         nursery.cancel_scope.cancel()
     return result
+
+
+class LeftTable(Exception):
+    """The player left from the page before the game started."""
+
+
+async def _unless_quit(
+    policy: BrowserPolicy, main: Callable[..., Awaitable[T]], *args: object
+) -> T:
+    """``main(*args)``, cancelled if the player quits from the page first: cancelled, a seat
+    still in the lobby tells the host it leaves (:func:`~tarot_p2p.net.session.join_table`)."""
+    done: list[T] = []
+    async with trio.open_nursery() as nursery:
+
+        async def play() -> None:
+            done.append(await main(*args))
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(play)
+        await policy.quit.wait()
+        nursery.cancel_scope.cancel()
+    if not done:
+        raise LeftTable
+    return done[0]
 
 
 TEXT_BROWSERS: Final = frozenset({"www-browser", "links", "links2", "elinks", "lynx", "w3m"})

@@ -36,10 +36,11 @@ def next_decision(table: Table, last: str) -> str:
 
 
 def last_view(table: Table, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    """The latest view the page received that is ``wanted`` (waiting a little for it: the
-    page may draw a view before this side has read the frame)."""
+    """The latest game view the page received that is ``wanted`` (waiting a little for it:
+    the page may draw a view before this side has read the frame). Lobby views, sent while
+    the table fills up, have none of a game view's fields."""
     for _ in range(100):
-        found = [v for v in table.views if wanted(v)]
+        found = [v for v in table.views if not v.get("lobby") and wanted(v)]
         if found:
             return found[-1]
         table.page.wait_for_timeout(50)

@@ -1,16 +1,22 @@
-"""The host's page while the table fills up, in a real browser: the list of the players
-seated follows those who come and those who leave before the start."""
+"""The page while the table fills up, in a real browser: the host's list of the players
+seated follows those who come and those who leave before the start; a joiner may leave
+from the page, and the host is told."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.ui.policy import BrowserPolicy
+from tarot_p2p.cli.errors import leaf
+from tarot_p2p.net.lobby import JOIN, LEAVE, read_lobby_request
+from tarot_p2p.net.session import join_table
+from tarot_p2p.ui.policy import BrowserPolicy, LeftTable, play_in_browser
 
 
 class LobbyPage:
@@ -73,3 +79,59 @@ def test_the_lobby_list_follows_who_comes_and_goes(lobby: tuple[LobbyPage, Any])
     assert page.locator("#seated").inner_text() == "At the table: Emma, Pat"
     assert page.locator("#status").inner_text() == "Waiting for 2 more players…"
     assert page.locator("#join-command").inner_text() == "tarot-p2p join tp2p1-abc"
+
+
+def test_a_joiner_may_leave_from_the_page_before_the_start(
+    lobby: tuple[LobbyPage, Any],
+) -> None:
+    served, page = lobby
+    page.goto(served.url)  # a joiner's page: no table yet
+    page.wait_for_function("() => !document.querySelector('#quit').hidden")
+    assert page.locator("#quit").inner_text() == "Leave"
+    page.click("#quit")
+    page.wait_for_function(
+        "() => document.querySelector('#status').textContent.startsWith('You left the table')"
+    )
+    assert page.locator("#quit").is_hidden()
+    deadline = time.monotonic() + 10
+    while not served.policy.quit.is_set() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert served.policy.quit.is_set()
+
+
+class WaitingLink:
+    """A joiner's link to a hub where the host never answers: what it sends is kept."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    async def send(self, message: bytes) -> None:
+        self.sent.append(message)
+
+    async def receive(self) -> bytes:
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_leaving_from_the_page_tells_the_host_and_ends_the_program() -> None:
+    policy = BrowserPolicy("en")
+    link = WaitingLink()
+    key = Ed25519PrivateKey.generate()
+    table_id = bytes(32)
+
+    async def leave_once_asked() -> None:
+        while not link.sent:
+            await trio.sleep(0.01)
+        policy.take({"t": "quit"})
+
+    with pytest.raises(BaseExceptionGroup) as stopped:  # trio's nurseries wrap it
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(leave_once_asked)
+            await play_in_browser(policy, join_table, link, key, "Nico", table_id, open_page=False)
+    assert leaf(stopped.value, (LeftTable,)) is not None, stopped.value
+    requests = [read_lobby_request(wire, table_id) for wire in link.sent]
+    assert requests[0].kind == JOIN and requests[-1].kind == LEAVE
+    assert requests[-1].identity.public_bytes_raw() == key.public_key().public_bytes_raw()

@@ -8,6 +8,7 @@
   let view = null;
   let ws = null;
   let leaving = false;
+  let quitting = false;
   let showLast = false;
   let sentSerial = -1;
   let resultSeen = 0;
@@ -85,7 +86,7 @@
     };
     socket.onclose = () => {
       if (ws !== socket) return;
-      if (leaving) return;
+      if (leaving || quitting) return;
       if (hello && view && view.lang !== hello.lang) {
         hello = null;
         connect();
@@ -118,6 +119,9 @@
   // ---------------------------------------------------------------- rendering
 
   function render() {
+    // Before the game starts a player may still leave: the host frees the seat at once.
+    $("quit").hidden = quitting || Boolean(view && !view.lobby);
+    if (quitting) return;
     if (!view) {
       $("status").textContent = hello.labels.waiting_table;
       return;
@@ -481,6 +485,13 @@
     $("modal-close").addEventListener("click", () => { $("score-modal").hidden = true; });
     $("copy").addEventListener("click", () => {
       if (navigator.clipboard) navigator.clipboard.writeText($("join-command").textContent);
+    });
+    $("quit").addEventListener("click", () => {
+      quitting = true;
+      send({ t: "quit" });
+      $("quit").hidden = true;
+      $("lobby").hidden = true;
+      $("status").textContent = hello ? hello.labels.left_lobby : "";
     });
     $("leave").addEventListener("click", () => {
       leaving = true;

@@ -1,0 +1,34 @@
+"""A process that announces one table on the LAN, for ``test_discovery.py``.
+
+Arguments: host name, channel, seats, port, fingerprint hex. It prints ``announced`` once
+the table is on the network, republishes the count on each line ``seated N`` read from its
+standard input, and withdraws the table and exits when its input closes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import trio
+
+from tarot_p2p.net.discovery import LanTable, announce
+
+
+async def main(host: str, channel: str, seats: str, port: str, fp: str) -> None:
+    table = LanTable(
+        host, int(channel), 1, int(seats), bytes.fromhex(fp), ("127.0.0.1",), int(port)
+    )
+    async with announce(table) as announcement:
+        print("announced", flush=True)
+        stdin = trio.lowlevel.FdStream(sys.stdin.fileno())
+        pending = b""
+        while data := await stdin.receive_some():
+            pending += data
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                announcement.set_seated(int(line.split()[1]))
+                print(f"seated {int(line.split()[1])}", flush=True)
+
+
+if __name__ == "__main__":
+    trio.run(main, *sys.argv[1:6])

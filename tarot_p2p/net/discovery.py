@@ -141,10 +141,9 @@ def read_txt(
     (a stranger's service, another version, a malformed entry): skipped, never an error."""
     fields: dict[str, str | None] = {}
     for key, value in properties.items():
-        name = _text(key)
-        if name is None:
+        name = _text(key.lower())  # ASCII case only (RFC 6763 §6.4)
+        if name is None:  # not UTF-8: no key of ours
             continue
-        name = name.lower()
         if name in fields:  # the same key twice, in different cases: ambiguous
             return None
         fields[name] = _text(value)

@@ -129,6 +129,9 @@ def test_missing_key_duplicate_key_and_unknown_key() -> None:
     assert read({**GOOD, b"CH": b"8"}) is None  # keys ignore case: two values for ch
     assert read({k.upper(): v for k, v in GOOD.items()}) == TABLE
     assert read({**GOOD, b"future": b"anything"}) == TABLE
+    # Case is ASCII only: the Kelvin sign is not "k", so these are two different keys.
+    assert read({**GOOD, "\u212a".encode(): b"1", b"k": b"2"}) == TABLE
+    assert read({**GOOD, b"\xff": b"1"}) == TABLE
 
 
 def test_addresses_and_port_are_checked() -> None:

@@ -23,6 +23,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.cli.errors import INTERRUPTED, NETWORK_ERRORS, explain, leaf, tell
+from tarot_p2p.cli.lan import LanChoice, choose_table
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.net.address import DEFAULT_PORT, Address, parse_address
 from tarot_p2p.net.framing import LinkError
@@ -84,16 +85,21 @@ DESCRIPTION = (
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("join", help="join a table and play at it", description=DESCRIPTION)
-    add_join_options(p)
+    add_join_options(p, lan=True)
     add_seat_options(p, default_name=None)
     add_ui_options(p)
     p.set_defaults(func=run)
 
 
-def add_join_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "code", help="the code the host gave you: short (7-guitar-orbit) or long (tp2p1-...)"
-    )
+def add_join_options(p: argparse.ArgumentParser, *, lan: bool = False) -> None:
+    """``lan``: the code may be left out, to pick a table announced on the network."""
+    about = "the code the host gave you: short (7-guitar-orbit) or long (tp2p1-...)"
+    if lan:
+        p.add_argument(
+            "code", nargs="?", help=f"{about}; leave it out to see the tables on your network"
+        )
+    else:
+        p.add_argument("code", help=about)
     add_relay_options(p, "the relay where the host's short code is found")
     p.add_argument(
         "--host-key",
@@ -348,4 +354,18 @@ def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.code is None:
+        choice = choose_table()
+        if choice is None:
+            return 1
+        return join_lan_table(args, choice)
+    return run_joiner(args, human_policy(args), show=True)
+
+
+def join_lan_table(args: argparse.Namespace, choice: LanChoice) -> int:
+    """Sit at the table picked on the network with the code its host read aloud.
+
+    A long code names its hub itself; a short code is asked of the hub that announced
+    the table, at ``choice.table.address`` and ``choice.table.port`` (the rendezvous)."""
+    args.code = choice.code
     return run_joiner(args, human_policy(args), show=True)

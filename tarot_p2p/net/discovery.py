@@ -230,7 +230,10 @@ async def _zeroconf(interfaces: list[str] | InterfaceChoice) -> AsyncIterator[Ze
             partial(Zeroconf, interfaces=interfaces, ip_version=IPVersion.V4Only)
         )
     except LAN_ERRORS as exc:
-        raise LanUnavailable(f"this network does not let programs find each other ({exc})") from exc
+        log.info("lan: zeroconf cannot start: %r", exc)
+        raise LanUnavailable(
+            "this computer's network does not let programs find each other"
+        ) from exc
     try:
         yield zc
     finally:
@@ -257,11 +260,18 @@ class Announcement:
     def table(self) -> LanTable:
         return self._table
 
-    def set_seated(self, seated: int) -> None:
-        """Publish the new count (in the background: this is called from the lobby's
-        synchronous callback). A full table is not published: its host withdraws it."""
-        if seated < self._table.seats and seated != self._table.seated:
-            self._table = replace(self._table, seated=seated)
+    def update(self, *, seated: int | None = None, channel: int | None = None) -> None:
+        """Publish a new count of seated players, or the channel of a new short code (in
+        the background: this is called from synchronous callbacks). A full table is not
+        published: its host withdraws it."""
+        table = replace(
+            self._table,
+            seated=self._table.seated if seated is None else seated,
+            channel=self._table.channel if channel is None else channel,
+        )
+        if table != self._table and table.seated < table.seats:
+            txt_fields(table)  # a bad value fails here, in the caller, not in the background
+            self._table = table
             self._changed.set()
 
     async def _publish(self) -> None:

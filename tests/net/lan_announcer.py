@@ -1,8 +1,8 @@
 """A process that announces one table on the LAN, for ``test_discovery.py``.
 
 Arguments: host name, channel, seats, port, fingerprint hex. It prints ``announced`` once
-the table is on the network, republishes the count on each line ``seated N`` read from its
-standard input, and withdraws the table and exits when its input closes.
+the table is on the network, republishes it on each line ``seated N`` or ``channel N`` read
+from its standard input, and withdraws the table and exits when its input closes.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ async def main(host: str, channel: str, seats: str, port: str, fp: str) -> None:
             pending += data
             *lines, pending = pending.split(b"\n")
             for line in lines:
-                announcement.set_seated(int(line.split()[1]))
-                print(f"seated {int(line.split()[1])}", flush=True)
+                key, value = line.decode().split()  # "seated 3" or "channel 42"
+                announcement.update(**{key: int(value)})
+                print(line.decode(), flush=True)
 
 
 if __name__ == "__main__":

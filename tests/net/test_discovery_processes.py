@@ -7,21 +7,24 @@ when it does not (a sandbox without multicast), the tests skip and say why.
 
 from __future__ import annotations
 
-import os
+import re
 import secrets
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import trio
 
+from tarot_p2p.cli import lan
+from tarot_p2p.cli.lan import LanChoice, choose_table
 from tarot_p2p.net.discovery import LanTable, LanUnavailable, announce, browse, find_channel
+from tests.net.test_resume_processes import ENV, PYTHON, Program, wait_for
 
-ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 ANNOUNCER = Path(__file__).with_name("lan_announcer.py")
 
 
@@ -57,9 +60,9 @@ def multicast() -> None:
         pytest.skip(f"multicast DNS does not work on this machine: {problem}")
 
 
-@pytest.fixture
-def announcer() -> Iterator[tuple[subprocess.Popen[str], LanTable]]:
-    table = _random_table("Zoé Martin")
+@contextmanager
+def announced_elsewhere(table: LanTable) -> Iterator[subprocess.Popen[str]]:
+    """``table`` announced by another process (``lan_announcer.py``) for the block."""
     args = [table.host, str(table.channel), str(table.seats), str(table.port)]
     process = subprocess.Popen(
         [sys.executable, str(ANNOUNCER), *args, table.fingerprint.hex()],
@@ -71,11 +74,18 @@ def announcer() -> Iterator[tuple[subprocess.Popen[str], LanTable]]:
     try:
         assert process.stdout is not None
         assert process.stdout.readline() == "announced\n"
-        yield process, table
+        yield process
     finally:
         if process.poll() is None:
             process.kill()
         process.wait()
+
+
+@pytest.fixture
+def announcer() -> Iterator[tuple[subprocess.Popen[str], LanTable]]:
+    table = _random_table("Zoé Martin")
+    with announced_elsewhere(table) as process:
+        yield process, table
 
 
 async def _mine(table: LanTable, timeout: float) -> list[LanTable]:
@@ -83,7 +93,7 @@ async def _mine(table: LanTable, timeout: float) -> list[LanTable]:
 
 
 @pytest.mark.usefixtures("multicast")
-async def test_another_process_finds_the_table_then_sees_it_fill_and_go(
+async def test_another_process_finds_the_table_follows_it_and_sees_it_go(
     announcer: tuple[subprocess.Popen[str], LanTable],
 ) -> None:
     process, table = announcer
@@ -102,6 +112,16 @@ async def test_another_process_finds_the_table_then_sees_it_fill_and_go(
             pass
     assert found[0].describe() == "Zoé Martin's table, 3 of 4 seated (127.0.0.1)"
 
+    # A new short code (the old one met too many wrong tries) moves the table's channel.
+    channel = table.channel % 9000 + 1
+    process.stdin.write(f"channel {channel}\n")
+    process.stdin.flush()
+    assert process.stdout.readline() == f"channel {channel}\n"
+    with trio.fail_after(10):
+        while await find_channel(channel, 1.0) != ("127.0.0.1", table.port):
+            pass
+    assert await find_channel(table.channel, 1.0) is None
+
     process.stdin.close()  # the host's seats are full: it withdraws the table
     assert await trio.to_thread.run_sync(process.wait, 10.0) == 0
     assert await _mine(table, 2.0) == []
@@ -113,3 +133,131 @@ async def test_nothing_announced_is_nothing_found() -> None:
     started = time.monotonic()
     assert await find_channel(1000 + secrets.randbelow(9000), 1.0) is None
     assert 1.0 <= time.monotonic() - started < 3.0
+
+
+@pytest.mark.usefixtures("multicast")
+def test_choose_table_lists_the_tables_and_asks_for_the_code(
+    announcer: tuple[subprocess.Popen[str], LanTable], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, table = announcer
+    other = _random_table("Bernard")
+    asked: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        if prompt.startswith("Which table"):
+            if len(asked) == 1:
+                return "nine"  # not a number: asked again
+            listed = capsys.readouterr().out
+            line = next(x for x in listed.splitlines() if table.describe() in x)
+            return line.split(")")[0].strip()
+        return "" if len(asked) < 4 else " 7 guitar orbit "
+
+    async def two_tables() -> LanChoice | None:
+        async with announce(other):
+            return await trio.to_thread.run_sync(choose_table, ask, 3.0)
+
+    choice = trio.run(two_tables)
+    assert choice == LanChoice(table, "7 guitar orbit")
+    assert asked[0] == asked[1] and asked[1].startswith("Which table do you join?")
+    # An empty answer asks for the code again; the host is named in the question.
+    assert (
+        asked[2:] == ["Type the code Zoé Martin reads aloud (it looks like 7-guitar-orbit): "] * 2
+    )
+
+
+def test_choose_table_with_nothing_announced_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def nothing(seconds: float) -> list[LanTable]:
+        return []
+
+    async def no_network(seconds: float) -> list[LanTable]:
+        raise LanUnavailable("this computer's network does not let programs find each other")
+
+    monkeypatch.setattr(lan, "browse", nothing)
+    assert choose_table(lambda _: pytest.fail("nothing to ask"), 0.1) is None
+    assert "No table found on your network." in capsys.readouterr().out
+    monkeypatch.setattr(lan, "browse", no_network)
+    assert choose_table(lambda _: pytest.fail("nothing to ask"), 0.1) is None
+    out = capsys.readouterr().out
+    assert "does not let programs find each other" in out
+    assert "run: tarot-p2p join CODE" in out
+
+
+@pytest.mark.usefixtures("multicast")
+def test_a_single_table_still_asks_for_the_code_and_ctrl_d_leaves(
+    announcer: tuple[subprocess.Popen[str], LanTable],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, table = announcer
+
+    async def only_mine(seconds: float) -> list[LanTable]:
+        return [t for t in await browse(seconds) if t.fingerprint == table.fingerprint]
+
+    monkeypatch.setattr(lan, "browse", only_mine)
+
+    def ctrl_d(prompt: str) -> str:
+        assert prompt.startswith("Type the code Zoé Martin reads aloud")
+        raise EOFError
+
+    assert choose_table(ctrl_d, 2.0) is None
+    out = capsys.readouterr().out
+    assert f"Found {table.describe()}." in out
+    assert "left without joining" in out
+
+
+@pytest.mark.usefixtures("multicast")
+def test_join_without_a_code_sits_at_the_table_picked_on_the_network(tmp_path: Path) -> None:
+    """``join`` with no code, as a player runs it: the table found on the network, its
+    host's code typed at the prompt, and the host sees the player come."""
+    deadline = time.monotonic() + 60
+    host = Program(
+        [
+            "host", "--bot", "--players", "4", "--bots", "1", "--listen", "127.0.0.1",
+            "--name", "Zoé", "--profile", str(tmp_path / "host"),
+        ],
+        tmp_path / "host.log",
+    )  # fmt: skip
+    joiner = None
+    try:
+        found = wait_for(
+            "the hub and its code",
+            lambda: re.search(r"listening on 127.0.0.1:(\d+).*\njoin code: (\S+)", host.output()),
+            deadline,
+        )
+        assert isinstance(found, re.Match)
+        table = replace(_random_table("Zoé"), port=int(found[1]))
+        with announced_elsewhere(table), open(tmp_path / "joiner.log", "wb") as log:
+            joiner = subprocess.Popen(
+                [*PYTHON, "join", "--ui", "terminal", "--name", "Pierre",
+                 "--profile", str(tmp_path / "joiner")],
+                stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, text=True, env=ENV,
+            )  # fmt: skip
+            typed = wait_for(
+                "the list of tables",
+                lambda: _typed(table, found[2], (tmp_path / "joiner.log").read_text()),
+                deadline,
+            )
+            assert joiner.stdin is not None
+            joiner.stdin.write(str(typed))
+            joiner.stdin.flush()
+            wait_for("Pierre seen by the host", lambda: "Pierre joined" in host.output(), deadline)
+        assert "Type the code Zoé reads aloud" in (tmp_path / "joiner.log").read_text()
+    finally:
+        host.kill()
+        if joiner is not None:
+            joiner.kill()
+            joiner.wait()
+
+
+def _typed(table: LanTable, code: str, listing: str) -> str | None:
+    """What a player types once ``join`` lists the tables: the number of ``table``'s line
+    (unless it is the only table: no question), then the code; ``None`` while not listed."""
+    for line in listing.splitlines():
+        if line.startswith(f"Found {table.describe()}"):
+            return f"{code}\n"
+        if line.startswith("  ") and line.endswith(table.describe()):
+            return f"{line.split(')')[0].strip()}\n{code}\n"
+    return None

@@ -36,6 +36,7 @@ from tarot_p2p.cli.join import (
     seat_timeouts,
     warm_up_crypto,
 )
+from tarot_p2p.cli.lan import HostOnLan
 from tarot_p2p.cli.lobby_news import lobby_news, waiting_for
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.cli.rule_options import (
@@ -108,6 +109,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=0, help="port the hub listens on (0: any)")
     p.add_argument("--advertise", help="host name in the join code (default: this machine's)")
     add_relay_options(p, "make the table at this relay (tarot-p2p relay) instead of here")
+    p.add_argument(
+        "--no-announce",
+        action="store_true",
+        help="do not show your table to the players on your network (they then need the "
+        "code to join; announced otherwise while seats are free)",
+    )
     p.add_argument(
         "--forfeit-after",
         type=int,
@@ -218,10 +225,14 @@ async def _host(
     files = profile.seat_files(table_id, identity)
     peer = resume_seat(files, identity) if resume is not None else None
 
+    lan: HostOnLan | None = None
+
     def lobby_changed(change: LobbyChange) -> None:
         print(lobby_news(change), flush=True)
         if isinstance(policy, BrowserPolicy):
             policy.seated(change.names, change.missing)
+        if lan is not None:
+            lan.seated(len(change.names))
 
     async with trio.open_nursery() as nursery:
         hosted: HostedHub | None = None
@@ -245,6 +256,9 @@ async def _host(
                 code = hub.join_code(advertise, port)
             print(f"hub listening on {listen}:{port}", flush=True)
             link = hub.local_link()
+            if peer is None and not args.no_announce:
+                key = fingerprint(identity.public_key())
+                lan = HostOnLan(listen, port, name, config.players, key, 1)
             saved = Ticket(
                 "host", code.encode(), name, False, None, listen, port, bots=tuple(names)
             )
@@ -301,6 +315,8 @@ async def _host(
                 ready.start_soon(warm_up_crypto)
                 invitation = Invitation(code, identity_bytes(identity.public_key()))
                 ready.start_soon(offer_table, claim_channel, invitation, shown)
+                if lan is not None:
+                    ready.start_soon(lan.run)  # withdrawn once every seat is taken
                 peer = await host_table(
                     link,
                     identity,

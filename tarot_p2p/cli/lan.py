@@ -1,5 +1,5 @@
 """The local network at the command line: ``join`` without a code lists the tables near
-the player, and ``host`` announces its table while seats are free.
+the player, and ``host`` announces its table while seats are free (``--no-announce``: not).
 
 Why apart from ``join`` and ``host``: both programs speak to the player about the same
 announcements (``protocol/lobby.md`` §5), in the same words, and the prompts are tested
@@ -8,10 +8,8 @@ on their own (an injected ``ask``), without a whole game around them.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import trio
 
@@ -24,8 +22,6 @@ from tarot_p2p.net.discovery import (
     lan_addresses,
     local_interfaces,
 )
-
-log = logging.getLogger(__name__)
 
 BROWSE_SECONDS = 3.0
 CODE_EXAMPLE = "7-guitar-orbit"
@@ -97,33 +93,59 @@ def choose_table(
         return None
 
 
-@asynccontextmanager
-async def announced(table: LanTable | None) -> AsyncIterator[Announcement | None]:
-    """``host``: ``table`` on the network for the time of the block (``None``: not
-    announced). A network that cannot carry it is said, and the table goes on unannounced."""
-    async with AsyncExitStack() as stack:
-        announcement = None
-        if table is not None:
-            try:
-                announcement = await stack.enter_async_context(announce(table))
-            except LanUnavailable as exc:
-                print(f"{exc}: friends join with the code", flush=True)
-            else:
+class HostOnLan:
+    """``host``: its table announced on the network from its first short code until every
+    seat is taken (the task :meth:`run` is cancelled then, which withdraws it).
+
+    Why a task told things by plain calls: the channel comes with the short code (which
+    changes after too many wrong tries) and the count with each player seated, both
+    reported by synchronous callbacks of the host's program."""
+
+    def __init__(
+        self, listen: str, port: int, host: str, seats: int, fingerprint: bytes, seated: int
+    ) -> None:
+        self._listen = listen
+        self._table = LanTable(host, 1, seated, seats, fingerprint, (), port)
+        self._coded = trio.Event()
+        self._announcement: Announcement | None = None
+
+    def new_code(self, channel: int) -> None:
+        """The host's short code is now on ``channel``."""
+        self._table = replace(self._table, channel=channel)
+        if self._announcement is not None:
+            self._announcement.update(channel=channel)
+        self._coded.set()
+
+    def seated(self, count: int) -> None:
+        """``count`` players sit now, the host included."""
+        self._table = replace(self._table, seated=count)
+        if self._announcement is not None:
+            self._announcement.update(seated=count)
+
+    async def run(self) -> None:
+        """Announce the table once it has a code, until cancelled; says to the player
+        whether it is announced (a network that cannot carry it is no error)."""
+        addresses = lan_addresses(self._listen, local_interfaces())
+        if not addresses:
+            print(
+                f"your table is not announced on the network (the hub listens on "
+                f"{self._listen}): friends join with the code",
+                flush=True,
+            )
+            return
+        await self._coded.wait()
+        try:
+            async with announce(replace(self._table, addresses=tuple(addresses))) as lan:
+                self._announcement = lan
+                # The count may have moved during the announcement's first seconds.
+                lan.update(seated=self._table.seated, channel=self._table.channel)
                 print(
-                    "your table is announced on your network: friends there can run "
+                    "your table is announced on your network: friends there can also run "
                     "tarot-p2p join without a code",
                     flush=True,
                 )
-        yield announcement
-
-
-def lan_table(
-    listen: str, port: int, host: str, channel: int, seats: int, fingerprint: bytes
-) -> LanTable | None:
-    """What ``host`` announces for a hub listening on ``listen:port``, or ``None`` (said to
-    the player) when it listens on no address others could reach."""
-    addresses = lan_addresses(listen, local_interfaces())
-    if not addresses:
-        print(f"your table is not announced on the network (the hub listens on {listen})")
-        return None
-    return LanTable(host, channel, 1, seats, fingerprint, tuple(addresses), port)
+                await trio.sleep_forever()
+        except LanUnavailable as exc:
+            print(f"{exc}: friends join with the code", flush=True)
+        finally:
+            self._announcement = None

@@ -21,7 +21,7 @@ import pytest
 import trio
 
 from tarot_p2p.cli import lan
-from tarot_p2p.cli.lan import LanChoice, choose_table
+from tarot_p2p.cli.lan import HostOnLan, LanChoice, choose_table
 from tarot_p2p.net.discovery import LanTable, LanUnavailable, announce, browse, find_channel
 from tests.net.test_resume_processes import ENV, PYTHON, Program, wait_for
 
@@ -261,3 +261,40 @@ def _typed(table: LanTable, code: str, listing: str) -> str | None:
         if line.startswith("  ") and line.endswith(table.describe()):
             return f"{line.split(')')[0].strip()}\n{code}\n"
     return None
+
+
+@pytest.mark.usefixtures("multicast")
+async def test_the_host_announces_from_its_first_code_until_its_seats_are_taken(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    table = _random_table("Zoé", seated=2)
+    lan = HostOnLan("127.0.0.1", table.port, table.host, table.seats, table.fingerprint, 2)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lan.run)
+        assert await _mine(table, 1.0) == []  # no short code yet: nothing to announce
+        lan.new_code(table.channel)
+        with trio.fail_after(10):
+            while await find_channel(table.channel, 1.0) != ("127.0.0.1", table.port):
+                pass
+        lan.seated(3)
+        with trio.fail_after(10):
+            while await _mine(table, 1.0) != [replace(table, seated=3)]:
+                pass
+        nursery.cancel_scope.cancel()  # every seat taken
+    assert await _mine(table, 1.5) == []
+    assert capsys.readouterr().out == (
+        "your table is announced on your network: friends there can also run tarot-p2p "
+        "join without a code\n"
+    )
+
+
+async def test_a_host_listening_on_no_lan_address_says_it_is_not_announced(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    lan = HostOnLan("::1", 4000, "Zoé", 4, bytes(16), 1)
+    lan.new_code(7)
+    await lan.run()
+    assert capsys.readouterr().out == (
+        "your table is not announced on the network (the hub listens on ::1): "
+        "friends join with the code\n"
+    )

@@ -181,10 +181,16 @@ Interface = ipaddress.IPv4Interface
 
 
 def local_interfaces() -> list[Interface]:
-    """This machine's IPv4 interfaces: each address with its network."""
+    """This machine's IPv4 interfaces: each address with its network (none when the
+    system will not tell)."""
+    try:
+        adapters = ifaddr.get_adapters()
+    except OSError as exc:
+        log.info("lan: cannot list the network interfaces: %r", exc)
+        return []
     return [
         ipaddress.IPv4Interface(f"{ip.ip}/{ip.network_prefix}")
-        for adapter in ifaddr.get_adapters()
+        for adapter in adapters
         for ip in adapter.ips
         if ip.is_IPv4 and isinstance(ip.ip, str)
     ]
@@ -256,10 +262,6 @@ class Announcement:
         self._table = table
         self._changed = trio.Event()
 
-    @property
-    def table(self) -> LanTable:
-        return self._table
-
     def update(self, *, seated: int | None = None, channel: int | None = None) -> None:
         """Publish a new count of seated players, or the channel of a new short code (in
         the background: this is called from synchronous callbacks). A full table is not
@@ -310,9 +312,8 @@ async def announce(table: LanTable) -> AsyncIterator[Announcement]:
                 partial(zc.register_service, info, allow_name_change=True)
             )
         except LAN_ERRORS as exc:
-            raise LanUnavailable(
-                f"your table could not be announced on this network ({exc})"
-            ) from exc
+            log.info("lan: zeroconf cannot register: %r", exc)
+            raise LanUnavailable("your table could not be announced on your network") from exc
         announcement = Announcement(zc, info, table)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(announcement._publish)
@@ -354,9 +355,13 @@ async def _scan(
                     found.pop(name, None)
                     if state is ServiceStateChange.Removed:
                         continue
-                    info = await trio.to_thread.run_sync(
-                        zc.get_service_info, SERVICE_TYPE, name, RESOLVE_MS
-                    )
+                    try:
+                        info = await trio.to_thread.run_sync(
+                            zc.get_service_info, SERVICE_TYPE, name, RESOLVE_MS
+                        )
+                    except ZeroconfError as exc:  # a stranger's name zeroconf cannot use
+                        log.info("lan: skipped %r: %r", name, exc)
+                        continue
                     if info is None:
                         continue
                     table = read_txt(

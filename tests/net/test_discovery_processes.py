@@ -15,14 +15,24 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
 import trio
+from zeroconf import IPVersion, ServiceInfo, Zeroconf
 
 from tarot_p2p.cli import lan
 from tarot_p2p.cli.lan import HostOnLan, LanChoice, choose_table
-from tarot_p2p.net.discovery import LanTable, LanUnavailable, announce, browse, find_channel
+from tarot_p2p.net.discovery import (
+    SERVICE_TYPE,
+    LanTable,
+    LanUnavailable,
+    announce,
+    browse,
+    find_channel,
+    txt_fields,
+)
 from tests.net.test_resume_processes import ENV, PYTHON, Program, wait_for
 
 ANNOUNCER = Path(__file__).with_name("lan_announcer.py")
@@ -298,3 +308,34 @@ async def test_a_host_listening_on_no_lan_address_says_it_is_not_announced(
         "your table is not announced on the network (the hub listens on ::1): "
         "friends join with the code\n"
     )
+
+
+@pytest.mark.usefixtures("multicast")
+async def test_strangers_announcements_are_skipped_and_the_good_one_found() -> None:
+    """Services of our type with a broken TXT record (another program, a later version,
+    garbage) are left out of the list; nothing fails and the valid table is listed."""
+    good = _random_table("Zoé")
+    fields = txt_fields(good)
+    broken: list[dict[str, str] | bytes] = [
+        {**fields, "v": "2"},
+        {**fields, "s": "4/4"},
+        {k: v for k, v in fields.items() if k != "ch"},
+        b"\x07garbage\xff\xfe\x00\x03v=1",
+    ]
+    zc = await trio.to_thread.run_sync(
+        partial(Zeroconf, interfaces=["127.0.0.1"], ip_version=IPVersion.V4Only)
+    )
+    try:
+        for i, txt in enumerate(broken):
+            info = ServiceInfo(
+                SERVICE_TYPE, f"stranger {i} {good.port}.{SERVICE_TYPE}", port=good.port,
+                properties=txt, server=f"stranger-{good.port}.local.",
+                parsed_addresses=["127.0.0.1"],
+            )  # fmt: skip
+            register = partial(zc.register_service, info, cooperating_responders=True)
+            await trio.to_thread.run_sync(register)  # no probe: the names are ours
+        async with announce(good):
+            listed = await browse(3.0)
+    finally:
+        await trio.to_thread.run_sync(zc.close)
+    assert [t for t in listed if t.port == good.port] == [good]

@@ -67,6 +67,14 @@ def choose_table(
     """``join`` without a code: look for announced tables, let the player pick one, then
     ask for the code its host reads aloud (always: the code, not the announcement, proves
     that the machine is the host's). ``None`` when there is nothing to join here."""
+    try:
+        return _choose(ask, seconds)
+    except (Left, KeyboardInterrupt):
+        print("\nleft without joining", flush=True)
+        return None
+
+
+def _choose(ask: Callable[[str], str], seconds: float) -> LanChoice | None:
     print(f"Looking for tables on your network ({seconds:g} seconds)...", flush=True)
     try:
         tables = trio.run(browse, seconds)
@@ -80,17 +88,13 @@ def choose_table(
             flush=True,
         )
         return None
-    try:
-        table = _pick(tables, ask)
-        while True:
-            code = _answer(
-                ask, f"Type the code {table.host} reads aloud (it looks like {CODE_EXAMPLE}): "
-            )
-            if code:
-                return LanChoice(table, code)
-    except Left:
-        print("\nleft without joining", flush=True)
-        return None
+    table = _pick(tables, ask)
+    while True:
+        code = _answer(
+            ask, f"Type the code {table.host} reads aloud (it looks like {CODE_EXAMPLE}): "
+        )
+        if code:
+            return LanChoice(table, code)
 
 
 class HostOnLan:

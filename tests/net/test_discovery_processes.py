@@ -339,3 +339,14 @@ async def test_strangers_announcements_are_skipped_and_the_good_one_found() -> N
     finally:
         await trio.to_thread.run_sync(zc.close)
     assert [t for t in listed if t.port == good.port] == [good]
+
+
+def test_ctrl_c_while_looking_leaves_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def interrupted(seconds: float) -> list[LanTable]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lan, "browse", interrupted)
+    assert choose_table(lambda _: pytest.fail("nothing to ask"), 0.1) is None
+    assert capsys.readouterr().out.endswith("\nleft without joining\n")

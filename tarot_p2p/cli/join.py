@@ -26,6 +26,7 @@ from tarot_p2p.cli.errors import INTERRUPTED, NETWORK_ERRORS, explain, leaf, tel
 from tarot_p2p.cli.lan import LanChoice, choose_table
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.net.address import DEFAULT_PORT, Address, parse_address
+from tarot_p2p.net.discovery import find_channel
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
 from tarot_p2p.net.link import MessageLink, connect
@@ -196,6 +197,10 @@ async def connect_patiently(
     raise LinkError(f"the table at {code.host}:{code.port} did not answer")
 
 
+LAN_SEARCH = 5.0
+"""Seconds to look on the network for the host of a short code when no relay is known."""
+
+
 async def invitation_for(short: ShortCode, relay: Address | None, show: bool) -> Invitation:
     """The long code and host key behind ``short``: asked at ``relay``, or at the hub found
     on this network announcing its channel."""
@@ -203,14 +208,7 @@ async def invitation_for(short: ShortCode, relay: Address | None, show: bool) ->
         if show:
             print(f"looking for the table {short.text()} at {relay.text()}...", flush=True)
         return await ask_host(relay.host, relay.port, short)
-    try:
-        from tarot_p2p.net import discovery  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        raise ValueError(
-            "no relay is known to look this code up: give the relay's address with "
-            "--relay HOST[:PORT] (ask the host), or use the long code"
-        ) from None
-    found = await discovery.find_channel(short.channel, 5.0)
+    found = await find_channel(short.channel, LAN_SEARCH)
     if found is None:
         raise ValueError(
             f"no table with the code {short.text()} on this network: check the code, or give "
@@ -306,15 +304,19 @@ async def warm_up_crypto() -> None:
     await trio.to_thread.run_sync(load_tables)
 
 
-def run_joiner(args: argparse.Namespace, policy: Policy, *, show: bool) -> int:
-    """Sit at the table of ``args.code`` with ``policy`` deciding; shared by join and bot."""
+def run_joiner(
+    args: argparse.Namespace, policy: Policy, *, show: bool, hub: Address | None = None
+) -> int:
+    """Sit at the table of ``args.code`` with ``policy`` deciding; shared by join and bot.
+    ``hub``: where a short code is asked (a table picked on the network), instead of the
+    relay given or remembered."""
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     try:
         target: JoinCode | ShortCode
         pinned: bytes | None = None
         profile = Profile(args.profile)
-        relay = chosen_relay(args, profile)
+        relay = hub or chosen_relay(args, profile)
         if is_short_code(args.code):
             target = parse_short_code(args.code)
             if args.host_key:
@@ -366,6 +368,7 @@ def join_lan_table(args: argparse.Namespace, choice: LanChoice) -> int:
     """Sit at the table picked on the network with the code its host read aloud.
 
     A long code names its hub itself; a short code is asked of the hub that announced
-    the table, at ``choice.table.address`` and ``choice.table.port`` (the rendezvous)."""
+    the table (not remembered: it is no relay)."""
     args.code = choice.code
-    return run_joiner(args, human_policy(args), show=True)
+    hub = Address(choice.table.address, choice.table.port)
+    return run_joiner(args, human_policy(args), show=True, hub=hub)

@@ -33,6 +33,8 @@ from tarot_p2p.net.discovery import (
     find_channel,
     txt_fields,
 )
+from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.words import parse as parse_short_code
 from tests.net.test_resume_processes import ENV, PYTHON, Program, wait_for
 
 ANNOUNCER = Path(__file__).with_name("lan_announcer.py")
@@ -218,48 +220,92 @@ def test_a_single_table_still_asks_for_the_code_and_ctrl_d_leaves(
     assert "left without joining" in out
 
 
-@pytest.mark.usefixtures("multicast")
-def test_join_without_a_code_sits_at_the_table_picked_on_the_network(tmp_path: Path) -> None:
-    """``join`` with no code, as a player runs it: the table found on the network, its
-    host's code typed at the prompt, and the host sees the player come."""
-    deadline = time.monotonic() + 60
-    host = Program(
+def _hosting(tmp_path: Path, players: int, bots: int, *extra: str) -> Program:
+    return Program(
         [
-            "host", "--bot", "--players", "4", "--bots", "1", "--listen", "127.0.0.1",
-            "--name", "Zoé", "--profile", str(tmp_path / "host"),
+            "host", "--bot", "--players", str(players), "--bots", str(bots), "--deals", "1",
+            "--listen", "127.0.0.1", "--name", "Zoé", "--profile", str(tmp_path / "host"),
+            "--timeout", "60", "--decision-timeout", "60", *extra,
         ],
         tmp_path / "host.log",
     )  # fmt: skip
+
+
+def _short_code(host: Program, deadline: float) -> str:
+    found = wait_for(
+        "the short code",
+        lambda: re.search(r"Read this code to your friends: (\S+)", host.output()),
+        deadline,
+    )
+    assert isinstance(found, re.Match)
+    return found[1]
+
+
+@pytest.mark.usefixtures("multicast")
+def test_join_without_a_code_sits_at_the_table_the_host_announces(tmp_path: Path) -> None:
+    """``join`` with no code, as a player runs it: the host's table found on the network,
+    the short code the host shows typed at the prompt, and the host sees the player come."""
+    deadline = time.monotonic() + 90
+    host = _hosting(tmp_path, 4, 1)
     joiner = None
     try:
-        found = wait_for(
-            "the hub and its code",
-            lambda: re.search(r"listening on 127.0.0.1:(\d+).*\njoin code: (\S+)", host.output()),
-            deadline,
+        code = _short_code(host, deadline)
+        wait_for("the announcement", lambda: "announced on your network" in host.output(), deadline)
+        port = re.search(r"listening on 127.0.0.1:(\d+)", host.output())
+        assert port is not None
+        key = re.search(r"join code: (\S+)", host.output())
+        assert key is not None
+        fp = JoinCode.decode(key[1]).hub_fingerprint
+        table = LanTable(
+            "Zoé", parse_short_code(code).channel, 2, 4, fp, ("127.0.0.1",), int(port[1])
         )
-        assert isinstance(found, re.Match)
-        table = replace(_random_table("Zoé"), port=int(found[1]))
-        with announced_elsewhere(table), open(tmp_path / "joiner.log", "wb") as log:
+        with open(tmp_path / "joiner.log", "wb") as log:
             joiner = subprocess.Popen(
                 [*PYTHON, "join", "--ui", "terminal", "--name", "Pierre",
                  "--profile", str(tmp_path / "joiner")],
                 stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT, text=True, env=ENV,
             )  # fmt: skip
-            typed = wait_for(
-                "the list of tables",
-                lambda: _typed(table, found[2], (tmp_path / "joiner.log").read_text()),
-                deadline,
-            )
-            assert joiner.stdin is not None
-            joiner.stdin.write(str(typed))
-            joiner.stdin.flush()
-            wait_for("Pierre seen by the host", lambda: "Pierre joined" in host.output(), deadline)
+        typed = wait_for(
+            "the list of tables",
+            lambda: _typed(table, code, (tmp_path / "joiner.log").read_text()),
+            deadline,
+        )
+        assert joiner.stdin is not None
+        joiner.stdin.write(str(typed))
+        joiner.stdin.flush()
+        wait_for("Pierre seen by the host", lambda: "Pierre joined" in host.output(), deadline)
         assert "Type the code Zoé reads aloud" in (tmp_path / "joiner.log").read_text()
     finally:
         host.kill()
         if joiner is not None:
             joiner.kill()
             joiner.wait()
+
+
+@pytest.mark.usefixtures("multicast")
+def test_a_short_code_alone_finds_its_host_on_the_network_and_the_game_is_played(
+    tmp_path: Path,
+) -> None:
+    """``bot 7-guitar-orbit`` with no relay known: the host is found by its channel on the
+    network, the code's exchange gives the long code and the host key, and a deal is played."""
+    deadline = time.monotonic() + 150
+    host = _hosting(tmp_path, 3, 1)
+    bot = None
+    try:
+        code = _short_code(host, deadline)
+        wait_for("the announcement", lambda: "announced on your network" in host.output(), deadline)
+        bot = Program(
+            ["bot", code, "--name", "Pierre", "--profile", str(tmp_path / "bot"),
+             "--timeout", "60", "--decision-timeout", "60"],
+            tmp_path / "bot.log",
+        )  # fmt: skip
+        assert bot.wait(deadline) == 0, bot.output()
+        assert host.wait(deadline) == 0, host.output()
+        assert "Pierre joined" in host.output()
+    finally:
+        for program in (host, bot):
+            if program is not None and program.process and program.process.poll() is None:
+                program.kill()
 
 
 def _typed(table: LanTable, code: str, listing: str) -> str | None:

@@ -157,25 +157,39 @@ def table_config(args: argparse.Namespace) -> TableConfig:
     )
 
 
+OWN_CHANNELS = 99
+"""A host's own hub picks its rendezvous channel at random among 1..99 (one or two
+digits to read out)."""
+
+
 class CodeBoard:
     """Tells the host's player the short code to read out, and what becomes of it."""
 
-    def __init__(self, relay: Address | None) -> None:
+    def __init__(
+        self, relay: Address | None, lan: HostOnLan | None, page: BrowserPolicy | None
+    ) -> None:
         self.relay = relay
+        self.lan = lan
+        self.page = page
 
     def new_code(self, code: ShortCode, why: str | None) -> None:
+        if self.lan is not None:
+            self.lan.new_code(code.channel)
         if why is not None:
             print(f"The code no longer works: {why}. Here is a new one.", flush=True)
         print(f"Read this code to your friends: {code.text()}", flush=True)
+        command = f"tarot-p2p join {code.text()}"
         if self.relay is not None:
-            command = f"tarot-p2p join {code.text()} --relay {self.relay.text()}"
+            command += f" --relay {self.relay.text()}"
             print(f"  (they type: {command})", flush=True)
         else:
             print(
-                f"  (on this network they type: tarot-p2p join {code.text()}; "
-                "from elsewhere, send them the long code below)",
+                f"  (on this network they type: {command}; from elsewhere, send them the "
+                "long code above)",
                 flush=True,
             )
+        if self.page is not None:
+            self.page.invite(command)
 
     def wrong_try(self, count: int) -> None:
         print(
@@ -234,6 +248,8 @@ async def _host(
         if lan is not None:
             lan.seated(len(change.names))
 
+    free_seats = len(names) < config.players - 1
+    page = policy if isinstance(policy, BrowserPolicy) and free_seats else None
     async with trio.open_nursery() as nursery:
         hosted: HostedHub | None = None
         link: MessageLink
@@ -274,11 +290,13 @@ async def _host(
                 print(f"bots playing in this program: {', '.join(names)}", flush=True)
 
             async def claim_here(wanted: int) -> ClaimEnd:
+                # A random channel, not the lowest free one: two tables on one network
+                # would otherwise both read out codes starting with 1.
                 await trio.lowlevel.checkpoint()
-                return board.claim(wanted)
+                return board.claim(wanted or secrets.randbelow(OWN_CHANNELS) + 1)
 
             claim_channel = claim_here
-            shown = CodeBoard(None)
+            shown = CodeBoard(None, lan, page)
         else:
             code = relay_code
             # This run dials the relay as it was given (the code may hold the public
@@ -295,13 +313,11 @@ async def _host(
                 return await claim_at(dialed.host, dialed.port, wanted)
 
             claim_channel = claim_there
-            shown = CodeBoard(Address(code.host, code.port))
+            shown = CodeBoard(Address(code.host, code.port), None, page)
             link = await connect_patiently(own, identity, timeouts, show=True)
             print(f"connected to the relay at {dialed.text()}", flush=True)
             saved = Ticket("host", code.encode(), name, True)
         print(f"join code: {code.encode()}", flush=True)
-        if isinstance(policy, BrowserPolicy) and len(names) < config.players - 1:
-            policy.invite(f"tarot-p2p join {code.encode()}")
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
         profile.save_ticket(files, replace(saved, config=config_hex))
         if peer is None:

@@ -272,7 +272,7 @@ async def _host(
                 code = hub.join_code(advertise, port)
             print(f"hub listening on {listen}:{port}", flush=True)
             link = hub.local_link()
-            if peer is None and not args.no_announce:
+            if peer is None and free_seats and not args.no_announce:
                 key = fingerprint(identity.public_key())
                 lan = HostOnLan(listen, port, name, config.players, key, 1)
             saved = Ticket(
@@ -321,7 +321,7 @@ async def _host(
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
         profile.save_ticket(files, replace(saved, config=config_hex))
         if peer is None:
-            print(f"{waiting_for(config.players - 1 - len(names))}...", flush=True)
+            print(f"{waiting_for(config.players - 1)}...", flush=True)
             if isinstance(policy, BrowserPolicy):
                 policy.seated([name], config.players - 1)
             async with trio.open_nursery() as ready:
@@ -330,7 +330,8 @@ async def _host(
                 # code works until every seat is taken.
                 ready.start_soon(warm_up_crypto)
                 invitation = Invitation(code, identity_bytes(identity.public_key()))
-                ready.start_soon(offer_table, claim_channel, invitation, shown)
+                if free_seats:  # (not when the house bots take every seat)
+                    ready.start_soon(offer_table, claim_channel, invitation, shown)
                 if lan is not None:
                     ready.start_soon(lan.run)  # withdrawn once every seat is taken
                 peer = await host_table(

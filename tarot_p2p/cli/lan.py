@@ -122,6 +122,8 @@ class HostOnLan:
 
     def seated(self, count: int) -> None:
         """``count`` players sit now, the host included."""
+        if count >= self._table.seats:
+            return  # the table is full: the announcement is withdrawn with the lobby
         self._table = replace(self._table, seated=count)
         if self._announcement is not None:
             self._announcement.update(seated=count)

@@ -328,7 +328,10 @@ def parse(text: str) -> ShortCode:
     parts = [p for p in _SEPARATORS.split(text.strip().lower()) if p]
     shape = f"a code is a number and two words, like {EXAMPLE}"
     if len(parts) != 3:
-        raise ShortCodeError(f"{text.strip()!r} is not a code: {shape}")
+        raise ShortCodeError(
+            f"{text.strip()!r} is not a code: {shape} (or the long code, which starts with "
+            "tp2p1-: copy the whole long code)"
+        )
     number, first, second = parts
     if not number.isdigit() or not 1 <= int(number) <= MAX_CHANNEL:
         if first.isdigit() or second.isdigit():

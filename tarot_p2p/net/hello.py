@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import trio
 
-from tarot_p2p.net.framing import ConnectionClosed, FramedStream, LinkError
+from tarot_p2p.net.framing import ConnectionClosed, FramedStream, LinkError, keep_alive
 from tarot_p2p.net.noise import MAX_MESSAGE
 from tarot_p2p.net.words import MAX_CHANNEL
 from tarot_p2p.protocol.codec import (
@@ -199,6 +199,7 @@ async def dial(host: str, port: int, hello: Hello, timeout: float) -> tuple[Fram
     """A new TCP connection to ``host:port`` that said ``hello``, and the hub's answer."""
     with trio.fail_after(timeout):
         stream = await trio.open_tcp_stream(host, port)
+        keep_alive(stream)
         framed = FramedStream(stream, MAX_MESSAGE)
         try:
             return framed, await knock(framed, hello)

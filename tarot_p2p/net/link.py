@@ -30,7 +30,7 @@ from typing import Protocol
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tarot_p2p.net.framing import ConnectionClosed, FramedStream, FrameError, LinkError
+from tarot_p2p.net.framing import ConnectionClosed, FramedStream, FrameError, LinkError, keep_alive
 from tarot_p2p.net.handshake import Initiator, Responder, Session
 from tarot_p2p.net.hello import TableHello, knock
 from tarot_p2p.net.joincode import JoinCode
@@ -151,6 +151,7 @@ async def connect(
     """Dial the hub named by ``code`` and authenticate both ways."""
     with trio.fail_after(config.handshake_timeout):
         stream = await trio.open_tcp_stream(code.host, code.port)
+    keep_alive(stream)
     try:
         return await open_link(stream, identity, code, config)
     except BaseException:

@@ -1,10 +1,18 @@
 from __future__ import annotations
 
+import socket
+
 import pytest
 import trio
 import trio.testing
 
-from tarot_p2p.net.framing import ConnectionClosed, FramedStream, FrameError
+from tarot_p2p.net.framing import (
+    KEEPALIVE_IDLE,
+    ConnectionClosed,
+    FramedStream,
+    FrameError,
+    keep_alive,
+)
 
 
 async def test_frames_round_trip_across_arbitrary_chunking() -> None:
@@ -58,3 +66,20 @@ def test_limit_must_fit_the_length_prefix() -> None:
     left, _ = trio.testing.memory_stream_pair()
     with pytest.raises(ValueError):
         FramedStream(left, 1 << 32)
+
+
+async def test_keep_alive_has_the_system_probe_a_silent_connection() -> None:
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    try:
+        assert stream.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 0
+        keep_alive(stream)
+        assert stream.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+        if hasattr(socket, "TCP_KEEPIDLE"):
+            idle = stream.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE)
+            assert idle == KEEPALIVE_IDLE
+    finally:
+        await stream.aclose()
+        for listener in listeners:
+            await listener.aclose()

@@ -299,11 +299,15 @@ async def _host(
             shown = CodeBoard(None, lan, page)
         else:
             code = relay_code
-            # This run dials the relay as it was given (the code may hold the public
-            # address, which a host on the relay's own network may not reach).
-            dialed = (
-                relay if relay is not None and ticket is None else Address(code.host, code.port)
-            )
+            # The relay is dialed as it was given, then as it was dialed before (the code
+            # may hold the public address, which a host on the relay's own network may not
+            # reach).
+            if ticket is None and relay is not None:
+                dialed = relay
+            elif ticket is not None and ticket.listen and ticket.port:
+                dialed = Address(ticket.listen, ticket.port)
+            else:
+                dialed = Address(code.host, code.port)
             own = replace(code, host=dialed.host, port=dialed.port)
 
             async def reconnect() -> MessageLink:
@@ -316,7 +320,8 @@ async def _host(
             shown = CodeBoard(Address(code.host, code.port), None, page)
             link = await connect_patiently(own, identity, timeouts, show=True)
             print(f"connected to the relay at {dialed.text()}", flush=True)
-            saved = Ticket("host", code.encode(), name, True)
+            # The address dialed is kept: it is the one known to reach the relay from here.
+            saved = Ticket("host", code.encode(), name, True, listen=dialed.host, port=dialed.port)
         print(f"join code: {code.encode()}", flush=True)
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
         profile.save_ticket(files, replace(saved, config=config_hex))

@@ -16,6 +16,7 @@ import getpass
 import logging
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -203,18 +204,25 @@ LAN_SEARCH = 5.0
 
 async def invitation_for(short: ShortCode, relay: Address | None, show: bool) -> Invitation:
     """The long code and host key behind ``short``: asked at ``relay``, or at the hub found
-    on this network announcing its channel."""
+    on this network announcing its channel.
+
+    The code returned names the address the question was answered at: the same hub serves
+    the table there, and that address is the one known to work from here (a player on the
+    relay's own network may not reach it by the public address written in the code)."""
     if relay is not None:
         if show:
             print(f"looking for the table {short.text()} at {relay.text()}...", flush=True)
-        return await ask_host(relay.host, relay.port, short)
-    found = await find_channel(short.channel, LAN_SEARCH)
-    if found is None:
-        raise ValueError(
-            f"no table with the code {short.text()} on this network: check the code, or give "
-            "the relay's address with --relay HOST[:PORT] (ask the host)"
-        )
-    return await ask_host(found[0], found[1], short)
+        where = relay
+    else:
+        found = await find_channel(short.channel, LAN_SEARCH)
+        if found is None:
+            raise ValueError(
+                f"no table with the code {short.text()} on this network: check the code, or "
+                "give the relay's address with --relay HOST[:PORT] (ask the host)"
+            )
+        where = Address(*found)
+    invitation = await ask_host(where.host, where.port, short)
+    return replace(invitation, code=replace(invitation.code, host=where.host, port=where.port))
 
 
 async def _join(

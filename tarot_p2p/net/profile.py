@@ -50,7 +50,8 @@ def default_root() -> Path:
 class Ticket:
     """How to get back to a table: ``role`` is ``host`` or ``join``; ``code`` the long join
     code (of the hub, or of the relay with ``relay``); the host's own hub also keeps the
-    address it listened on; ``config`` the rules (hex of the canonical bytes), for a host
+    address it listened on (``listen``, ``port``), a host at a relay the relay's address as
+    it dialed it; ``config`` the rules (hex of the canonical bytes), for a host
     that stopped before the set-up was sent."""
 
     role: str

@@ -210,22 +210,27 @@ def test_resume_with_nothing_to_resume_says_what_to_do(tmp_path: Path) -> None:
 
 
 @contextmanager
-def relay_table(tmp_path: Path, deals: int) -> Iterator[tuple[Program, list[Program], str]]:
+def relay_table(
+    tmp_path: Path, deals: int, public: str | None = None
+) -> Iterator[tuple[Program, list[Program], str]]:
     """A standalone relay (its own profile), a host making its table there with a bot at its
     seat, and two bots sitting down with the short code the host prints: the relay, the
-    players, the relay's address."""
+    players, the relay's address. ``public``: the relay's --public-address, which the
+    players do not use (they reach the relay by its loopback address)."""
     deadline = time.monotonic() + 30
-    relay = Program(
-        ["relay", "--listen", "127.0.0.1", "--port", "0", "--profile", str(tmp_path / "relay")],
-        tmp_path / "relay.log",
-    )
+    command = ["relay", "--listen", "127.0.0.1", "--port", "0"]
+    if public is not None:
+        command += ["--public-address", public]
+    relay = Program([*command, "--profile", str(tmp_path / "relay")], tmp_path / "relay.log")
     programs: list[Program] = []
     try:
         found = wait_for(
-            "the relay", lambda: re.search(r"hosts use --relay (\S+)", relay.output()), deadline
+            "the relay",
+            lambda: re.search(r"relay listening on 127\.0\.0\.1:(\d+)", relay.output()),
+            deadline,
         )
         assert isinstance(found, re.Match)
-        address = found.group(1)
+        address = f"127.0.0.1:{found.group(1)}"
         host = ["host", "--bot", "--players", "3", "--deals", str(deals), "--relay", address]
         programs.append(Program([*host, "--profile", str(tmp_path / "p0")], tmp_path / "p0.log"))
         said = wait_for(
@@ -247,9 +252,12 @@ def relay_table(tmp_path: Path, deals: int) -> Iterator[tuple[Program, list[Prog
 
 def test_a_short_code_game_through_a_relay(tmp_path: Path) -> None:
     """relay, host --relay and two bots given the short code, as separate programs: the
-    bots learn the long code and the host's key from the code's exchange and play a deal."""
+    bots learn the long code and the host's key from the code's exchange and play a deal.
+    The relay's public address cannot be reached from here (like a public address from
+    inside the relay's own network): everyone plays through the address they were given."""
     deadline = time.monotonic() + LIMIT
-    with relay_table(tmp_path, deals=1) as (_, programs, _):
+    with relay_table(tmp_path, deals=1, public="tarot.invalid") as (relay, programs, _):
+        assert "hosts use --relay tarot.invalid:" in relay.output()
         finish_and_compare(programs, tmp_path, deadline)
     for i in (1, 2):
         (ticket,) = (tmp_path / f"p{i}").glob("tables/*/table.json")
@@ -302,3 +310,18 @@ def test_fault_matrix(tmp_path: Path, role: str, point: str) -> None:
         victim.kill()
         victim.start()
         finish_and_compare(programs, tmp_path, deadline)
+
+
+def test_a_host_at_a_relay_killed_and_restarted_dials_it_as_before(tmp_path: Path) -> None:
+    """The host at a relay dies in the middle of the bidding; run again, it reaches the
+    relay by the address it dialed the first time (the public one in the code cannot be
+    reached from here), takes its seat back, and the game finishes."""
+    deadline = time.monotonic() + LIMIT
+    with relay_table(tmp_path, deals=2, public="tarot.invalid") as (_, programs, address):
+        reach("bidding", tmp_path / "p0", programs, deadline)
+        programs[0].kill()
+        programs[0].start()  # the same command
+        finish_and_compare(programs, tmp_path, deadline)
+    (ticket,) = (tmp_path / "p0").glob("tables/*/table.json")
+    kept = json.loads(ticket.read_text())
+    assert f"{kept['listen']}:{kept['port']}" == address

@@ -270,7 +270,8 @@ async def _host(
                     local_address() if listen in ("0.0.0.0", "") else listen
                 )
                 code = hub.join_code(advertise, port)
-            print(f"hub listening on {listen}:{port}", flush=True)
+            where = "every network of this computer" if listen in ("0.0.0.0", "") else listen
+            print(f"your table is open on port {port} ({where})", flush=True)
             link = hub.local_link()
             if peer is None and free_seats and not args.no_announce:
                 key = fingerprint(identity.public_key())

@@ -251,7 +251,7 @@ def test_join_without_a_code_sits_at_the_table_the_host_announces(tmp_path: Path
     try:
         code = _short_code(host, deadline)
         wait_for("the announcement", lambda: "announced on your network" in host.output(), deadline)
-        port = re.search(r"listening on 127.0.0.1:(\d+)", host.output())
+        port = re.search(r"open on port (\d+) \(127\.0\.0\.1\)", host.output())
         assert port is not None
         key = re.search(r"join code: (\S+)", host.output())
         assert key is not None

@@ -1,5 +1,6 @@
 """The conformance kit against real programs over loopback TCP: our own peer passes every
-game; programs that do not check, or blame the wrong seat, or say nothing, fail."""
+game; programs that do not check, or blame the wrong seat, or keep the evidence to
+themselves, or say nothing, fail."""
 
 from __future__ import annotations
 
@@ -63,6 +64,15 @@ async def test_a_program_that_blames_the_wrong_seat_fails() -> None:
     assert not result.passed
     assert result.expected == "violation 2 key"
     assert result.observed == "violation 0 key"
+
+
+async def test_a_program_that_keeps_the_evidence_to_itself_fails() -> None:
+    options = Options(f"{LAX} keeps-evidence {{code}} {{dir}}", timeout=90)
+    (scenario,) = by_name(["wrong-share"])
+    result = await run_scenario(scenario, options)
+    assert not result.passed
+    assert result.observed.startswith(result.expected)  # the verdict itself is right
+    assert "did not pass the evidence on" in result.observed
 
 
 @pytest.mark.parametrize(

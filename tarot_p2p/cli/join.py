@@ -29,6 +29,7 @@ from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
 from tarot_p2p.net.address import DEFAULT_PORT, Address, parse_address
 from tarot_p2p.net.discovery import find_channel
 from tarot_p2p.net.framing import LinkError
+from tarot_p2p.net.game_record import rules_summary
 from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
 from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.net.lobby import LobbyError, clean_name
@@ -149,8 +150,7 @@ def describe_table(peer: Peer) -> str:
     config = peer.config
     after = "the game ends" if config.abandon is Abandon.END else "the game goes on"
     lines = [
-        f"Table {peer.table_id[:8].hex()}: {config.players} players, "
-        f"{config.game_end.value} {config.game_length}",
+        f"Table {peer.table_id[:8].hex()}: {rules_summary(config)}",
         f"A player silent for {config.forfeit_after} s when it is his turn loses the deal "
         f"by abandon once all the others agree; then {after}.",
     ]

@@ -239,10 +239,15 @@ async def _join(
     short: str | None = None
     if isinstance(target, ShortCode):
         short = target.text()
+        # The same command run again finds its table, unfinished or over (the host of a
+        # finished game no longer answers to the code).
         kept = [
             t.ticket
-            for t in profile.unfinished(identity)
-            if t.ticket is not None and t.ticket.role == "join" and t.ticket.short == short
+            for t in profile.tables_of(identity)
+            if t.ticket is not None
+            and t.ticket.role == "join"
+            and t.ticket.short == short
+            and (t.resumable or t.finished)
         ]
         if kept:
             code = JoinCode.decode(kept[0].code)

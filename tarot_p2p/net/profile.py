@@ -230,16 +230,18 @@ class Profile:
             modified = 0.0
         return TableState(files, ticket, records, finished, ended, modified)
 
-    def unfinished(self, identity: Ed25519PrivateKey) -> list[TableState]:
-        """This identity's tables that can be taken up again, the most recent first."""
+    def tables_of(self, identity: Ed25519PrivateKey) -> list[TableState]:
+        """Every table this identity sat at, the most recent first."""
         me = identity.public_key().public_bytes_raw()[:4].hex()
         if not self.tables.is_dir():
             return []
-        found = []
-        for directory in sorted(self.tables.iterdir()):
-            if not directory.is_dir() or not directory.name.endswith(f"-{me}"):
-                continue
-            state = self.state(SeatFiles(directory))
-            if state.resumable:
-                found.append(state)
+        found = [
+            self.state(SeatFiles(directory))
+            for directory in sorted(self.tables.iterdir())
+            if directory.is_dir() and directory.name.endswith(f"-{me}")
+        ]
         return sorted(found, key=lambda s: -s.modified)
+
+    def unfinished(self, identity: Ed25519PrivateKey) -> list[TableState]:
+        """This identity's tables that can be taken up again, the most recent first."""
+        return [state for state in self.tables_of(identity) if state.resumable]

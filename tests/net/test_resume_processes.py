@@ -264,6 +264,11 @@ def test_a_short_code_game_through_a_relay(tmp_path: Path) -> None:
         kept = json.loads(ticket.read_text())
         assert kept["relay"] and kept["host_key"] and kept["short"]
     assert "Read this code to your friends" in programs[0].output()
+    # The same command run again once the game is over (relay and host gone) says so.
+    again = [*PYTHON, "bot", kept["short"], "--profile", str(tmp_path / "p2"), "--name", "Bot2"]
+    done = subprocess.run(again, capture_output=True, env=ENV, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "This table's game is over." in done.stdout.decode()
 
 
 def test_the_relay_killed_and_restarted_serves_the_same_table(tmp_path: Path) -> None:

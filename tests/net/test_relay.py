@@ -131,16 +131,22 @@ def test_idle_tables_are_forgotten_after_a_day_and_busy_ones_kept(tmp_path: Path
     assert link is not None
 
 
+async def offered_at(nursery: trio.Nursery, port: int) -> tuple[Invitation, ShortCode, Shown]:
+    """A table made at the relay on ``port`` and offered there by its host (in ``nursery``):
+    what a joiner should learn, the short code the host shows, and what the host shows."""
+    created = await create_at("127.0.0.1", port)
+    invitation = Invitation(long_code(created, port), identity_bytes(HOST.public_key()))
+    shown = Shown()
+    nursery.start_soon(
+        offer_table, lambda wanted: claim_at("127.0.0.1", port, wanted), invitation, shown
+    )
+    await shown.changed.wait()
+    return invitation, shown.codes[0][0], shown
+
+
 async def test_a_short_code_is_found_through_the_relay(tmp_path: Path) -> None:
     async with running_relay(tmp_path) as (_, port), trio.open_nursery() as nursery:
-        created = await create_at("127.0.0.1", port)
-        invitation = Invitation(long_code(created, port), identity_bytes(HOST.public_key()))
-        shown = Shown()
-        nursery.start_soon(
-            offer_table, lambda wanted: claim_at("127.0.0.1", port, wanted), invitation, shown
-        )
-        await shown.changed.wait()
-        code = shown.codes[0][0]
+        invitation, code, shown = await offered_at(nursery, port)
         assert await ask_host("127.0.0.1", port, code) == invitation
         wrong = ShortCode(code.channel, "zebra" if code.first != "zebra" else "acid", "acid")
         with pytest.raises(WrongCode):
@@ -239,14 +245,7 @@ def test_the_code_holds_the_address_others_can_use() -> None:
 
 async def test_bad_rendezvous_traffic_drops_only_that_connection(tmp_path: Path) -> None:
     async with running_relay(tmp_path) as (_, port), trio.open_nursery() as nursery:
-        created = await create_at("127.0.0.1", port)
-        invitation = Invitation(long_code(created, port), identity_bytes(HOST.public_key()))
-        shown = Shown()
-        nursery.start_soon(
-            offer_table, lambda wanted: claim_at("127.0.0.1", port, wanted), invitation, shown
-        )
-        await shown.changed.wait()
-        code = shown.codes[0][0]
+        invitation, code, _ = await offered_at(nursery, port)
         oversize, _ = await dial("127.0.0.1", port, OpenHello(code.channel), 5)
         await oversize.send_frame(b"\x00" * 5000)
         with trio.fail_after(5), pytest.raises(LinkError):

@@ -39,13 +39,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shuffle import precompute_tables
+from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import fingerprint
 from tarot_p2p.net.link import MessageLink
-from tarot_p2p.net.runner import Outcome, SeatFiles, TableRunner, Timeouts
-from tarot_p2p.net.session import host_table, join_table, resume_seat
+from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.seat.runner import Outcome, TableRunner, Timeouts
+from tarot_p2p.seat.session import host_table, join_table, resume_seat
 
 TABLE_ID = bytes(range(32))
 SECRET = bytes(16)

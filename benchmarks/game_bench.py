@@ -40,14 +40,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.crypto.shuffle import precompute_tables
+from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.link import connect
-from tarot_p2p.net.runner import Decision, SeatFiles, TableRunner
-from tarot_p2p.net.session import HostedHub, host_table, join_table
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.rules.actions import BIDS, PASS, Bid
 from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.seat.runner import Decision, TableRunner
+from tarot_p2p.seat.session import HostedHub, host_table, join_table
 
 PRISE = BIDS[1]
 

@@ -23,12 +23,12 @@ import trio
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.conformance.verdict import verdict_of
+from tarot_p2p.files.profile import Profile
+from tarot_p2p.files.tables_cache import load_tables
 from tarot_p2p.net.joincode import JoinCode, JoinCodeError
 from tarot_p2p.net.link import connect
-from tarot_p2p.net.profile import Profile
-from tarot_p2p.net.runner import Outcome
-from tarot_p2p.net.session import join_table, play_seat
-from tarot_p2p.net.tables_cache import load_tables
+from tarot_p2p.seat.runner import Outcome
+from tarot_p2p.seat.session import join_table, play_seat
 
 
 async def play(code: JoinCode, folder: Path) -> Outcome:

@@ -17,11 +17,11 @@ import sys
 from collections.abc import Sequence
 
 from tarot_p2p.cli.join import add_join_options, add_seat_options, run_joiner
-from tarot_p2p.net.runner import Decision, ecart_by_steps
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import HandEnded, Phase
 from tarot_p2p.rules.actions import Action
 from tarot_p2p.rules.state import State
+from tarot_p2p.seat.runner import Decision, ecart_by_steps
 
 
 class FirstLegal:

@@ -22,8 +22,8 @@ from tarot_p2p.cli import main as cli_main
 from tarot_p2p.cli import play
 from tarot_p2p.cli.errors import ERROR_LOG
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.meet.lobby import LobbyChange, Seating
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.lobby import LobbyChange, Seating
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tests.net.test_game import TABLE_ID, identity, tcp_hub

@@ -16,9 +16,9 @@ import pytest
 
 from tarot_p2p.cli.house_bots import bot_names
 from tarot_p2p.cli.main import main
-from tarot_p2p.net.game_record import Deal, DealDetail, Game, Player, Result, Stop
-from tarot_p2p.net.history import open_history, store_game
-from tarot_p2p.net.profile import HISTORY_FILE
+from tarot_p2p.files.game_record import Deal, DealDetail, Game, Player, Result, Stop
+from tarot_p2p.files.history import open_history, store_game
+from tarot_p2p.files.profile import HISTORY_FILE
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import LineKind
 

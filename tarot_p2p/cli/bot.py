@@ -16,11 +16,11 @@ import trio
 from tarot_p2p.bots import DEFAULT_THINK, Bot, Level
 from tarot_p2p.cli.join import add_join_options, add_seat_options, run_joiner
 from tarot_p2p.cli.rule_options import word
-from tarot_p2p.net.runner import Decision, ecart_by_steps
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules.actions import Action
 from tarot_p2p.rules.state import Observation, State
+from tarot_p2p.seat.runner import Decision, ecart_by_steps
 
 
 class BotPolicy:

@@ -30,9 +30,9 @@ from tarot_p2p.cli.house_bots import host_with_house_bots
 from tarot_p2p.cli.join import warm_up_crypto
 from tarot_p2p.cli.main import build_parser
 from tarot_p2p.cli.rule_options import add_length_options, game_length
-from tarot_p2p.net.runner import Outcome, Timeouts
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+from tarot_p2p.seat.runner import Outcome, Timeouts
 
 NAMES = ("North", "East", "South", "West", "Centre")
 

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import trio
 
+from tarot_p2p.files.profile import ProfileError, default_root
+from tarot_p2p.meet.lobby import LobbyError
+from tarot_p2p.meet.rendezvous import RendezvousError, WrongCode
+from tarot_p2p.meet.words import EXAMPLE
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.hello import HubRefused
 from tarot_p2p.net.joincode import JoinCodeError
-from tarot_p2p.net.lobby import LobbyError
 from tarot_p2p.net.noise import NoiseError
-from tarot_p2p.net.profile import ProfileError, default_root
-from tarot_p2p.net.rendezvous import RendezvousError, WrongCode
-from tarot_p2p.net.session import LobbyTimeout, TableFull
-from tarot_p2p.net.words import EXAMPLE
+from tarot_p2p.seat.session import LobbyTimeout, TableFull
 from tarot_p2p.ui.policy import LeftTable
 
 NETWORK_ERRORS = (LinkError, NoiseError, OSError, trio.TooSlowError)

@@ -1,7 +1,7 @@
 """``tarot-p2p history``: the games you played, one game's score sheet, every player's totals.
 
 Every table you sit at is recorded in your profile's history as it is played
-(:mod:`tarot_p2p.net.history`); this command reads it. ``--rebuild`` first reads every
+(:mod:`tarot_p2p.files.history`); this command reads it. ``--rebuild`` first reads every
 table folder of the profile again (checking each transcript as ``audit`` does), for a
 history that was damaged, deleted, or kept by an older version.
 """
@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tarot_p2p.net.game_record import Deal, Game, PlayerTotals, Result, player_totals
-from tarot_p2p.net.history import HistoryError, load_games, open_history, rebuild
-from tarot_p2p.net.profile import Profile
+from tarot_p2p.files.game_record import Deal, Game, PlayerTotals, Result, player_totals
+from tarot_p2p.files.history import HistoryError, load_games, open_history, rebuild
+from tarot_p2p.files.profile import Profile
 
 DESCRIPTION = (
     "The games you played. With nothing else: the list of your games, the most recent "

@@ -4,7 +4,7 @@ By default the hub runs inside this process (its identity is the host's key, so 
 join code also tells the players who the host is) and listens on ``--listen``/``--port``;
 give ``--relay ADDRESS`` (remembered in the profile) to make the table at a standalone
 relay (``tarot-p2p relay``) instead. Either way the host offers the table under a short
-code to read aloud (``7-guitar-orbit``, :mod:`tarot_p2p.net.meet`) until every seat is
+code to read aloud (``7-guitar-orbit``, :mod:`tarot_p2p.meet.offer`) until every seat is
 taken, and prints the long code for scripts. The host plays in a page of the browser
 (``--ui terminal``: at the terminal), or lets a bot play for it with ``--bot``;
 ``--bots N`` seats N bots that play inside this program.
@@ -46,30 +46,24 @@ from tarot_p2p.cli.rule_options import (
     rule_fields,
     word,
 )
+from tarot_p2p.files.profile import Profile, ProfileError, TableState, Ticket
+from tarot_p2p.meet.lobby import LobbyChange, LobbyError, clean_name
+from tarot_p2p.meet.offer import MAX_FAILURES, claim_at, create_at, offer_table
+from tarot_p2p.meet.rendezvous import Invitation
+from tarot_p2p.meet.words import ShortCode
 from tarot_p2p.net.address import Address, code_address, local_address, parse_address
 from tarot_p2p.net.channels import Board, ClaimEnd
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import (
-    SECRET_LEN,
-    TABLE_ID_LEN,
-    JoinCode,
-    JoinCodeError,
-    fingerprint,
-    identity_bytes,
-)
+from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
 from tarot_p2p.net.link import MessageLink, connect
-from tarot_p2p.net.lobby import LobbyChange, LobbyError, clean_name
-from tarot_p2p.net.meet import MAX_FAILURES, claim_at, create_at, offer_table
-from tarot_p2p.net.profile import Profile, ProfileError, TableState, Ticket
-from tarot_p2p.net.rendezvous import Invitation
-from tarot_p2p.net.runner import Connector, Policy, Timeouts
-from tarot_p2p.net.session import HostedHub, host_table, play_seat, resume_seat
-from tarot_p2p.net.words import ShortCode
+from tarot_p2p.protocol.identity import fingerprint, identity_bytes
 from tarot_p2p.rules.config import (
     FORFEIT_LIMITS,
     Abandon,
     TableConfig,
 )
+from tarot_p2p.seat.runner import Connector, Policy, Timeouts
+from tarot_p2p.seat.session import HostedHub, host_table, play_seat, resume_seat
 from tarot_p2p.ui.policy import BrowserPolicy
 
 LINGER = 30.0

@@ -17,13 +17,14 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.files.profile import Profile
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, fingerprint
-from tarot_p2p.net.profile import Profile
-from tarot_p2p.net.runner import Outcome, Policy, Timeouts
-from tarot_p2p.net.session import host_table, join_table, play_seat, resume_seat
+from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN
+from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.seat.runner import Outcome, Policy, Timeouts
+from tarot_p2p.seat.session import host_table, join_table, play_seat, resume_seat
 
 BOT_NAMES = ("Alice", "Bruno", "Chloé", "Denis", "Emma")
 """House bots' names, in the order they sit down (a player may take one: see

@@ -2,7 +2,7 @@
 
 CODE is the short code the host reads out (``7-guitar-orbit``) or the long join code. A
 short code is looked up at a relay (``--relay``, or the one remembered in the profile) or,
-without one, on this network; its exchange (:mod:`tarot_p2p.net.meet`) gives the long code
+without one, on this network; its exchange (:mod:`tarot_p2p.meet.offer`) gives the long code
 and the host's key, and the set-up is then accepted only if that key signed it. The long
 code names the hub, proves its identity and lets you in; when the host runs the hub, it
 also names the host. A long code of a standalone relay cannot: compare the host key
@@ -26,23 +26,24 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from tarot_p2p.cli.errors import INTERRUPTED, NETWORK_ERRORS, explain, leaf, tell
 from tarot_p2p.cli.lan import LanChoice, choose_table
 from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
+from tarot_p2p.files.game_record import rules_summary
+from tarot_p2p.files.profile import Profile, ProfileError, Ticket, default_root
+from tarot_p2p.files.tables_cache import load_tables
+from tarot_p2p.meet.discovery import find_channel
+from tarot_p2p.meet.lobby import LobbyError, clean_name
+from tarot_p2p.meet.offer import ask_host
+from tarot_p2p.meet.rendezvous import Invitation
+from tarot_p2p.meet.words import ShortCode, is_short_code
+from tarot_p2p.meet.words import parse as parse_short_code
 from tarot_p2p.net.address import DEFAULT_PORT, Address, parse_address
-from tarot_p2p.net.discovery import find_channel
 from tarot_p2p.net.framing import LinkError
-from tarot_p2p.net.game_record import rules_summary
-from tarot_p2p.net.joincode import FINGERPRINT_LEN, JoinCode, JoinCodeError, fingerprint
+from tarot_p2p.net.joincode import JoinCode, JoinCodeError
 from tarot_p2p.net.link import MessageLink, connect
-from tarot_p2p.net.lobby import LobbyError, clean_name
-from tarot_p2p.net.meet import ask_host
-from tarot_p2p.net.profile import Profile, ProfileError, Ticket, default_root
-from tarot_p2p.net.rendezvous import Invitation
-from tarot_p2p.net.runner import BACKOFF, Outcome, Policy, Timeouts
-from tarot_p2p.net.session import join_table, play_seat, resume_seat
-from tarot_p2p.net.tables_cache import load_tables
-from tarot_p2p.net.words import ShortCode, is_short_code
-from tarot_p2p.net.words import parse as parse_short_code
+from tarot_p2p.protocol.identity import FINGERPRINT_LEN, fingerprint
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import Abandon
+from tarot_p2p.seat.runner import BACKOFF, Outcome, Policy, Timeouts
+from tarot_p2p.seat.session import join_table, play_seat, resume_seat
 
 
 def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import trio
 
-from tarot_p2p.net.discovery import (
+from tarot_p2p.meet.discovery import (
     Announcement,
     LanTable,
     LanUnavailable,

@@ -1,12 +1,12 @@
 """What the host reads while the table fills up: who sat down, who left, who is awaited.
 
-Why apart from the lobby (:mod:`tarot_p2p.net.lobby`): the net layer says what changed;
+Why apart from the lobby (:mod:`tarot_p2p.meet.lobby`): the net layer says what changed;
 how to say it to a player is the programs' business, in plain words and names.
 """
 
 from __future__ import annotations
 
-from tarot_p2p.net.lobby import LobbyChange
+from tarot_p2p.meet.lobby import LobbyChange
 
 
 def waiting_for(missing: int) -> str:

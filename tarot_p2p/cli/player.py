@@ -14,7 +14,7 @@ from typing import Any
 
 from tarot_p2p.cli.rule_options import word
 from tarot_p2p.cli.terminal import TerminalPolicy
-from tarot_p2p.net.runner import Policy
+from tarot_p2p.seat.runner import Policy
 from tarot_p2p.ui.i18n import LANGUAGES
 from tarot_p2p.ui.policy import BrowserPolicy, browser_available, play_in_browser
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import trio
 
 from tarot_p2p.cli.errors import leaf
+from tarot_p2p.files.profile import Profile, ProfileError, default_root
 from tarot_p2p.net.address import (
     DEFAULT_PORT,
     Address,
@@ -33,7 +34,6 @@ from tarot_p2p.net.address import (
     reaches_internet,
 )
 from tarot_p2p.net.door import Door
-from tarot_p2p.net.profile import Profile, ProfileError, default_root
 from tarot_p2p.net.relay import RELAY_FILE, RelayFileError, RelayTables
 
 SWEEP_EVERY = 600.0

@@ -17,8 +17,8 @@ from typing import Any
 
 from tarot_p2p.cli.errors import tell
 from tarot_p2p.cli.player import add_ui_options
+from tarot_p2p.files.profile import Profile, ProfileError, TableState
 from tarot_p2p.net.joincode import JoinCode, JoinCodeError
-from tarot_p2p.net.profile import Profile, ProfileError, TableState
 
 DESCRIPTION = (
     "Take your seat back at an unfinished table (your computer slept, the connection "

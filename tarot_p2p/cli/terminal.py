@@ -1,4 +1,4 @@
-"""A human at a terminal as a :class:`~tarot_p2p.net.runner.Policy`: plain prompts.
+"""A human at a terminal as a :class:`~tarot_p2p.seat.runner.Policy`: plain prompts.
 
 Why so plain: it is the smallest client that lets a person play a networked game, for
 those who prefer a terminal or have no browser. It tells the same story as the page
@@ -19,7 +19,6 @@ from typing import Any, Final
 
 import trio
 
-from tarot_p2p.net.runner import Decision, Ecart
 from tarot_p2p.protocol.peer import Dealt, Peer, PeerEvent
 from tarot_p2p.protocol.table import ChienShown, EngineAction, HandEnded, Phase, SeatsDrawn
 from tarot_p2p.rules import actions as a
@@ -37,6 +36,7 @@ from tarot_p2p.rules.cards import (
 )
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.state import IllegalAction, State
+from tarot_p2p.seat.runner import Decision, Ecart
 from tarot_p2p.ui.i18n import Words
 from tarot_p2p.ui.view import (
     CONTRACT_KEYS,

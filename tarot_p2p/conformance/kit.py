@@ -43,9 +43,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.meet.lobby import JOIN, LobbyError, read_lobby_request
 from tarot_p2p.net.hub import Hub, LocalLink
-from tarot_p2p.net.lobby import JOIN, LobbyError, read_lobby_request
-from tarot_p2p.net.session import HostedHub
 from tarot_p2p.protocol.codec import DecodeError
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
 from tarot_p2p.protocol.errors import ProtocolError, UnattributedMessage
@@ -53,6 +52,7 @@ from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.sync import SyncError, answer
 from tarot_p2p.protocol.transcript import TranscriptGap, link_digest
 from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.seat.session import HostedHub
 
 from .scenarios import FINISHED, Move, Scenario
 from .seats import KitSeats

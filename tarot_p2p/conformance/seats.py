@@ -16,7 +16,7 @@ from __future__ import annotations
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import SecretsRandom
-from tarot_p2p.net.lobby import Seating, join_request
+from tarot_p2p.meet.lobby import Seating, join_request
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules import actions as a

@@ -13,10 +13,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tarot_p2p.net.runner import Outcome
 from tarot_p2p.protocol.codec import DecodeError
 from tarot_p2p.protocol.envelope import open_envelope
 from tarot_p2p.protocol.errors import ProtocolError
+from tarot_p2p.seat.runner import Outcome
 
 EQUIVOCATION = "equivocation"
 """The offence named when the evidence holds two messages of one seat for one slot."""

@@ -34,7 +34,7 @@ from typing import Protocol
 import trio
 
 from tarot_p2p.net.framing import FramedStream, LinkError
-from tarot_p2p.net.words import MAX_CHANNEL
+from tarot_p2p.net.hello import MAX_CHANNEL
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, UInt, decode, encode
 
 QUEUE = 8

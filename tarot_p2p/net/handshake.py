@@ -34,9 +34,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from tarot_p2p.net.joincode import JoinCode, fingerprint, identity_bytes
+from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.noise import CipherState, HandshakeState, NoiseError, public_bytes
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, decode, encode
+from tarot_p2p.protocol.identity import fingerprint, identity_bytes
 
 PROLOGUE_TAG = b"tarot-p2p/noise/v1\x00"
 IDENTITY_TAG = b"tarot-p2p/noise-identity/v1\x00"

@@ -20,7 +20,6 @@ import trio
 
 from tarot_p2p.net.framing import ConnectionClosed, FramedStream, LinkError, keep_alive
 from tarot_p2p.net.noise import MAX_MESSAGE
-from tarot_p2p.net.words import MAX_CHANNEL
 from tarot_p2p.protocol.codec import (
     Bytes,
     DecodeError,
@@ -35,6 +34,8 @@ from tarot_p2p.protocol.codec import (
 
 MAX_HELLO = 512
 """Bytes of a hello or of its answer (both are small maps)."""
+MAX_CHANNEL = 9999
+"""Rendezvous channels are 1 to 9999: the number a short code starts with."""
 _LIMITS = Limits(
     max_buffer_size=MAX_HELLO, max_str_len=300, max_bin_len=32, max_array_len=0, max_map_len=5
 )

@@ -42,9 +42,10 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.net.framing import LinkError
-from tarot_p2p.net.joincode import JoinCode, fingerprint
+from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.link import DEFAULT_CONFIG, Link, LinkConfig
 from tarot_p2p.net.noise import NoiseError
+from tarot_p2p.protocol.identity import fingerprint
 
 log = logging.getLogger(__name__)
 

@@ -24,31 +24,19 @@ import binascii
 import hashlib
 from dataclasses import dataclass
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from tarot_p2p.protocol.identity import FINGERPRINT_LEN
 
 PREFIX = "tp2p1-"
 VERSION = 2
 FLAG_RELAY = 0x01
 """Flags bit 0: the hub is a standalone relay, its identity is not the host's."""
-FINGERPRINT_LEN = 16
 SECRET_LEN = 16
 TABLE_ID_LEN = 32
-FINGERPRINT_TAG = b"tarot-p2p/fingerprint/v1\x00"
 CHECKSUM_TAG = b"tarot-p2p/joincode/v1\x00"
 
 
 class JoinCodeError(ValueError):
     """A string that is not a valid join code."""
-
-
-def identity_bytes(key: Ed25519PublicKey) -> bytes:
-    return key.public_bytes(Encoding.Raw, PublicFormat.Raw)
-
-
-def fingerprint(key: Ed25519PublicKey) -> bytes:
-    """First 16 bytes of ``SHA-256(FINGERPRINT_TAG || raw public key)``."""
-    return hashlib.sha256(FINGERPRINT_TAG + identity_bytes(key)).digest()[:FINGERPRINT_LEN]
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,12 +21,13 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.files.atomic import write_private_atomic
 from tarot_p2p.net.address import Address
 from tarot_p2p.net.door import RelayFull
 from tarot_p2p.net.hello import Created
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, identity_bytes
-from tarot_p2p.net.runner import write_private_atomic
+from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN
+from tarot_p2p.protocol.identity import identity_bytes
 
 RELAY_FILE = "relay.json"
 MAX_TABLES = 64

@@ -33,6 +33,21 @@ Phases, in order (any may end the hand early):
    card; the Excuse at any time; the Excuse led, the next card sets the suit.
 6. ``DONE`` — terminal: :meth:`State.outcome` and :meth:`State.returns`.
 
+Why one class
+-------------
+The phases share one position: the hands with their unknown counts, the pool, the chien
+and écart, the trick, the taker, his partner, the announcements. Each phase's checks read
+what the earlier ones left (a discard reads the contract and the chien, a play reads the
+call, the poignées' window and the chelem announced), and every move must be applied
+completely or not at all to that one position. Split into a class per phase, each would
+either copy the position at every change of phase or reach into the others' fields, and
+the all-or-nothing rule would be spread over several files. So the class stays whole, in
+phase order, one section each (queries; moves, by phase; learning cards; the end; the
+observation), and what does not need the position is already outside it: the actions and
+their encoding (:mod:`.actions`), the deal (:mod:`.deal`), the score (:mod:`.scoring`) and
+the audit (:mod:`.audit`). It is also the hot path of the strong bot's playouts
+(``benchmarks/rules_bench.py``), where one object's attributes are the cheapest reads.
+
 Imperfect information
 ---------------------
 A peer does not see the other hands. Each seat's hand is held as the cards known to be in

@@ -1,4 +1,4 @@
-"""The player in the browser as a :class:`~tarot_p2p.net.runner.Policy`.
+"""The player in the browser as a :class:`~tarot_p2p.seat.runner.Policy`.
 
 Why a policy: the runner asks it for each decision and tells it every accepted message,
 exactly as it does a bot or the terminal; the page is only a view of this seat and a
@@ -22,13 +22,13 @@ from typing import Any, Final, TypeVar
 
 import trio
 
-from tarot_p2p.net.runner import Decision, Ecart
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import file_header, file_record
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import DECK_SIZE, mask_of
 from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.seat.runner import Decision, Ecart
 from tarot_p2p.ui.cards import back_svg, card_svg
 from tarot_p2p.ui.i18n import LANGUAGES, Words, system_language
 from tarot_p2p.ui.server import PageServer
@@ -272,7 +272,7 @@ async def _unless_quit(
     policy: BrowserPolicy, main: Callable[..., Awaitable[T]], *args: object
 ) -> T:
     """``main(*args)``, cancelled if the player quits from the page first: cancelled, a seat
-    still in the lobby tells the host it leaves (:func:`~tarot_p2p.net.session.join_table`)."""
+    still in the lobby tells the host it leaves (:func:`~tarot_p2p.seat.session.join_table`)."""
     done: list[T] = []
     async with trio.open_nursery() as nursery:
 

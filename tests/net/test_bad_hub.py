@@ -21,12 +21,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink
-from tarot_p2p.net.runner import Timeouts
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.rules.actions import BIDS, PASS
 from tarot_p2p.rules.actions import decode as decode_action
 from tarot_p2p.rules.sheet import LineKind
+from tarot_p2p.seat.runner import Timeouts
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,

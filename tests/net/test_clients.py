@@ -11,9 +11,9 @@ import pytest
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.cli.terminal import TerminalPolicy
-from tarot_p2p.net.runner import Policy
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.seat.runner import Policy
 
 from .test_game import assert_agreement, play_over_tcp
 

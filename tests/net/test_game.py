@@ -20,17 +20,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.link import MessageLink, connect
-from tarot_p2p.net.runner import Decision, Outcome, Policy, SeatFiles, TableRunner, Timeouts
-from tarot_p2p.net.session import HostedHub, host_table, join_table
 from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
 from tarot_p2p.protocol.table import EngineAction
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import mask_of
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.seat.runner import Decision, Outcome, Policy, TableRunner, Timeouts
+from tarot_p2p.seat.session import HostedHub, host_table, join_table
 
 TABLE_ID = hashlib.sha256(b"net game table").digest()
 SECRET = b"\x42" * 16

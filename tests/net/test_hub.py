@@ -15,9 +15,10 @@ from tarot_p2p.net.framing import FramedStream
 from tarot_p2p.net.handshake import HandshakeRejected
 from tarot_p2p.net.hello import CreateHello, Ok, TableHello, encode_frame, read_hello
 from tarot_p2p.net.hub import Budget, Hub
-from tarot_p2p.net.joincode import JoinCode, fingerprint
+from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.link import Link, LinkConfig, LinkError, accept_link, connect, open_link
 from tarot_p2p.net.noise import MAX_MESSAGE
+from tarot_p2p.protocol.identity import fingerprint
 
 HUB = Ed25519PrivateKey.from_private_bytes(b"\x0a" * 32)
 PEERS = [Ed25519PrivateKey.from_private_bytes(bytes([0x20 + i]) * 32) for i in range(4)]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tarot_p2p.cli.main import build_parser
-from tarot_p2p.net.profile import Profile
+from tarot_p2p.files.profile import Profile
 
 
 def join(*argv: str) -> int:

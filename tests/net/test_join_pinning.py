@@ -14,13 +14,13 @@ from pathlib import Path
 import trio
 
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.meet.lobby import read_lobby_request
 from tarot_p2p.net.link import connect
-from tarot_p2p.net.lobby import read_lobby_request
-from tarot_p2p.net.session import host_table, join_table
 from tarot_p2p.protocol.envelope import open_envelope
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.seat.session import host_table, join_table
 from tests.net.test_game import TABLE_ID, identity, tcp_hub
 
 ROOT = str(Path(__file__).resolve().parents[2])

@@ -6,7 +6,8 @@ import hashlib
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.net.joincode import CHECKSUM_TAG, JoinCode, JoinCodeError, fingerprint
+from tarot_p2p.net.joincode import CHECKSUM_TAG, JoinCode, JoinCodeError
+from tarot_p2p.protocol.identity import fingerprint
 
 CODE = JoinCode("192.168.1.20", 4790, bytes(range(32)), b"\x07" * 16, b"\x09" * 16)
 

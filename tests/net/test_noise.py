@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tarot_p2p.net.handshake import HandshakeRejected, Initiator, Responder
-from tarot_p2p.net.joincode import JoinCode, fingerprint
+from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.noise import MAX_NONCE, CipherState, HandshakeState, NoiseError
+from tarot_p2p.protocol.identity import fingerprint
 
 VECTOR = json.loads((Path(__file__).parent / "noise_vector_cacophony.json").read_text())
 

@@ -11,6 +11,9 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tarot_p2p.meet.offer import ask_host, claim_at, create_at, offer_table
+from tarot_p2p.meet.rendezvous import Invitation, WrongCode
+from tarot_p2p.meet.words import ShortCode
 from tarot_p2p.net.address import (
     Address,
     AddressError,
@@ -22,13 +25,11 @@ from tarot_p2p.net.door import Door
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.hello import Created, HubRefused, OpenHello, dial
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import JoinCode, fingerprint, identity_bytes
+from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.link import connect
-from tarot_p2p.net.meet import ask_host, claim_at, create_at, offer_table
 from tarot_p2p.net.relay import RelayTables
-from tarot_p2p.net.rendezvous import Invitation, WrongCode
-from tarot_p2p.net.words import ShortCode
-from tests.net.test_rendezvous import Shown
+from tarot_p2p.protocol.identity import fingerprint, identity_bytes
+from tests.meet.test_rendezvous import Shown
 
 RELAY = Ed25519PrivateKey.from_private_bytes(b"\x33" * 32)
 HOST = Ed25519PrivateKey.from_private_bytes(b"\x44" * 32)

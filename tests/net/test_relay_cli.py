@@ -11,7 +11,7 @@ from pathlib import Path
 
 import trio
 
-from tarot_p2p.net.meet import create_at
+from tarot_p2p.meet.offer import create_at
 
 ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 RELAY = [sys.executable, "-m", "tarot_p2p", "relay"]

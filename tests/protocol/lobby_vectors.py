@@ -15,7 +15,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.net.lobby import JOIN_REQUEST_DOMAIN, Seating, join_request, leave_request
+from tarot_p2p.meet.lobby import JOIN_REQUEST_DOMAIN, Seating, join_request, leave_request
 from tarot_p2p.protocol.codec import decode, encode
 
 VECTOR_DIR = Path(__file__).resolve().parents[2] / "protocol" / "vectors"

@@ -14,9 +14,10 @@ import json
 import sys
 from collections.abc import Callable
 
-from tarot_p2p.net.joincode import JoinCode, fingerprint, identity_bytes
-from tarot_p2p.net.rendezvous import HOST_ID, JOINER_ID, HostExchange, Invitation, JoinerExchange
-from tarot_p2p.net.words import WORDS, ShortCode
+from tarot_p2p.meet.rendezvous import HOST_ID, JOINER_ID, HostExchange, Invitation, JoinerExchange
+from tarot_p2p.meet.words import WORDS, ShortCode
+from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.protocol.identity import fingerprint, identity_bytes
 from tests.protocol.wire_vectors import TABLE_ID, VECTOR_DIR, identity
 
 FILE = "rendezvous_exchange.json"

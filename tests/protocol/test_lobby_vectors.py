@@ -9,7 +9,7 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.net.lobby import clean_name
+from tarot_p2p.meet.lobby import clean_name
 from tests.protocol.lobby_vectors import VECTOR_DIR, build, render
 
 STORED: dict[str, Any] = json.loads((VECTOR_DIR / "lobby_join.json").read_text(encoding="utf-8"))

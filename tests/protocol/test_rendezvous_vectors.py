@@ -12,7 +12,7 @@ import msgpack
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from spake2 import SPAKE2_B
 
-from tarot_p2p.net.words import WORDS
+from tarot_p2p.meet.words import WORDS
 from tests.protocol.rendezvous_vectors import FILE, build, render, stream
 from tests.protocol.wire_vectors import VECTOR_DIR
 

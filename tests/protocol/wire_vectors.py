@@ -32,17 +32,12 @@ from tarot_p2p.net.hello import (
     TableHello,
     encode_frame,
 )
-from tarot_p2p.net.joincode import (
-    CHECKSUM_TAG,
-    FINGERPRINT_TAG,
-    JoinCode,
-    fingerprint,
-    identity_bytes,
-)
+from tarot_p2p.net.joincode import CHECKSUM_TAG, JoinCode
 from tarot_p2p.net.link import LAST
 from tarot_p2p.net.noise import public_bytes
 from tarot_p2p.protocol.codec import Value, decode, encode
 from tarot_p2p.protocol.envelope import SignedEnvelope, seal, signature_input
+from tarot_p2p.protocol.identity import FINGERPRINT_TAG, fingerprint, identity_bytes
 from tarot_p2p.protocol.sync import SYNC_DOMAIN, answer, read_sync_request, sync_request
 from tarot_p2p.protocol.transcript import Transcript, file_header, file_record
 

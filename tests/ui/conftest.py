@@ -19,9 +19,9 @@ import trio
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.cli.house_bots import bot_names, host_with_house_bots
 from tarot_p2p.cli.join import warm_up_crypto
-from tarot_p2p.net.runner import Outcome, Policy, Timeouts
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.seat.runner import Outcome, Policy, Timeouts
 from tarot_p2p.ui.policy import BrowserPolicy
 
 CHROMIUM = os.environ.get("TAROT_P2P_CHROMIUM", "/usr/bin/chromium")

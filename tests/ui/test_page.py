@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from tarot_p2p.cli.bot import BotPolicy
-from tarot_p2p.net.runner import Decision, Policy
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import KING_MASK, cards_of
+from tarot_p2p.seat.runner import Decision, Policy
 from tarot_p2p.ui.policy import BrowserPolicy
 
 from .conftest import Table

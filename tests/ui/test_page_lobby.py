@@ -14,8 +14,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.errors import leaf
-from tarot_p2p.net.lobby import JOIN, LEAVE, read_lobby_request
-from tarot_p2p.net.session import join_table
+from tarot_p2p.meet.lobby import JOIN, LEAVE, read_lobby_request
+from tarot_p2p.seat.session import join_table
 from tarot_p2p.ui.policy import BrowserPolicy, LeftTable, play_in_browser
 
 

@@ -2,7 +2,7 @@
 host's key, and nobody in between learns either (``protocol/rendezvous.md``).
 
 Theory of operation. Host and joiner share a weak password, the short code's text. Over
-the hub's rendezvous channel (which only forwards, :mod:`.channels`) they run SPAKE2
+the hub's rendezvous channel (which only forwards, :mod:`tarot_p2p.net.channels`) they run SPAKE2
 (warner's python-spake2: Ed25519 group, the joiner is side A, the host side B), which
 gives both the same key ``K`` when the passwords match and unrelated keys otherwise; an
 eavesdropper, the hub included, learns nothing it could test offline. Then::
@@ -15,7 +15,7 @@ eavesdropper, the hub included, learns nothing it could test offline. Then::
        or      {"k": "refused"} when the confirmation was wrong
 
 The host checks the confirmation in constant time; a wrong one is a wrong guess of the
-password, which the caller counts (:mod:`.meet` closes the channel after ten). The joiner
+password, which the caller counts (:mod:`.offer` closes the channel after ten). The joiner
 accepts only a table message that decrypts under its key, so a hub that tampers with any
 message, or plays SPAKE2 itself, makes the exchange fail: it can never hand over another
 long code or another host key. The joiner then requires the set-up's roster key 0 to be
@@ -41,9 +41,10 @@ from spake2 import SPAKE2_A, SPAKE2_B
 from spake2.ed25519_basic import NotOnCurve
 from spake2.spake2 import SPAKEError
 
-from tarot_p2p.net.joincode import JoinCode, JoinCodeError, fingerprint
-from tarot_p2p.net.words import ShortCode
+from tarot_p2p.meet.words import ShortCode
+from tarot_p2p.net.joincode import JoinCode, JoinCodeError
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, decode, encode
+from tarot_p2p.protocol.identity import fingerprint
 
 JOINER_ID = b"tarot-p2p/joiner"
 HOST_ID = b"tarot-p2p/host"

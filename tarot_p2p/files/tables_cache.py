@@ -20,7 +20,7 @@ import platformdirs
 
 from tarot_p2p.crypto.errors import GroupError
 from tarot_p2p.crypto.shuffle import export_tables, import_tables
-from tarot_p2p.net.runner import write_atomic
+from tarot_p2p.files.atomic import write_atomic
 
 log = logging.getLogger(__name__)
 APP_NAME = "tarot-p2p"

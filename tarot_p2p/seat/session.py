@@ -2,8 +2,9 @@
 
 Why apart from :mod:`.runner`: the runner drives a peer that exists; building one needs
 the set-up (rules, roster, names), which the host assembles from join requests and the
-joiners receive from the host (:mod:`.lobby`). The programs (``host``, ``join``, ``bot``,
-``demo``) and the tests all sit down through these functions, so there is one way to do it.
+joiners receive from the host (:mod:`tarot_p2p.meet.lobby`). The programs (``host``,
+``join``, ``bot``, ``demo``) and the tests all sit down through these functions, so there
+is one way to do it.
 """
 
 from __future__ import annotations
@@ -16,12 +17,9 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import RandomSource, SecretsRandom
-from tarot_p2p.net.channels import Board
-from tarot_p2p.net.door import Door
-from tarot_p2p.net.history import HistoryWriter
-from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.link import MessageLink
-from tarot_p2p.net.lobby import (
+from tarot_p2p.files.history import HistoryWriter
+from tarot_p2p.files.seat_files import SeatFiles
+from tarot_p2p.meet.lobby import (
     JOIN_AGAIN,
     ForeignHost,
     LobbyChange,
@@ -32,19 +30,15 @@ from tarot_p2p.net.lobby import (
     leave_request,
     read_table_offer,
 )
-from tarot_p2p.net.runner import (
-    LINK_ERRORS,
-    Connector,
-    Outcome,
-    Policy,
-    SeatFiles,
-    TableRunner,
-    Timeouts,
-)
+from tarot_p2p.net.channels import Board
+from tarot_p2p.net.door import Door
+from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.link import MessageLink
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.seat.runner import LINK_ERRORS, Connector, Outcome, Policy, TableRunner, Timeouts
 
 log = logging.getLogger(__name__)
 

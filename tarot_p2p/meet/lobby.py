@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tarot_p2p.net.joincode import fingerprint
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, encode, load_signed
 from tarot_p2p.protocol.errors import ProtocolError
+from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.protocol.peer import Peer, read_setup
 from tarot_p2p.rules.config import TableConfig
 

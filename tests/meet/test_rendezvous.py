@@ -12,17 +12,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tarot_p2p.net.channels import Board, ClaimEnd
-from tarot_p2p.net.joincode import JoinCode, fingerprint, identity_bytes
-from tarot_p2p.net.meet import MAX_FAILURES, find_table, offer_table
-from tarot_p2p.net.rendezvous import (
+from tarot_p2p.meet.offer import MAX_FAILURES, find_table, offer_table
+from tarot_p2p.meet.rendezvous import (
     HostExchange,
     Invitation,
     JoinerExchange,
     RendezvousError,
     WrongCode,
 )
-from tarot_p2p.net.words import ShortCode
+from tarot_p2p.meet.words import ShortCode
+from tarot_p2p.net.channels import Board, ClaimEnd
+from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.protocol.identity import fingerprint, identity_bytes
 
 HOST = Ed25519PrivateKey.from_private_bytes(b"\x11" * 32)
 RELAY = Ed25519PrivateKey.from_private_bytes(b"\x22" * 32)
@@ -212,7 +213,7 @@ async def test_ten_wrong_tries_close_the_channel_and_make_a_new_code() -> None:
 
 def test_vector_file_keys_are_domain_separated() -> None:
     """The confirmation and the sealing key differ for the same K and messages."""
-    from tarot_p2p.net.rendezvous import confirmation, sealing_key
+    from tarot_p2p.meet.rendezvous import confirmation, sealing_key
 
     k = hashlib.sha256(b"K").digest()
     assert confirmation(k, b"a", b"b") != sealing_key(k, b"a", b"b")

@@ -25,7 +25,8 @@ from typing import Any
 import platformdirs
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.net.runner import SeatFiles, write_private_atomic
+from tarot_p2p.files.atomic import write_private_atomic
+from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.protocol.transcript import TranscriptFileError, read_frames
 
 APP_NAME = "tarot-p2p"

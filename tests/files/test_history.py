@@ -14,8 +14,8 @@ import pytest
 import trio
 
 from tarot_p2p.cli.house_bots import bot_profile, host_with_house_bots
-from tarot_p2p.net.game_record import DealDetail, Game, Result, read_table
-from tarot_p2p.net.history import (
+from tarot_p2p.files.game_record import DealDetail, Game, Result, read_table
+from tarot_p2p.files.history import (
     SCHEMA_VERSION,
     HistoryError,
     HistoryWriter,
@@ -24,11 +24,11 @@ from tarot_p2p.net.history import (
     rebuild,
     store_game,
 )
-from tarot_p2p.net.profile import HISTORY_FILE, Profile
-from tarot_p2p.net.runner import Outcome, Timeouts
+from tarot_p2p.files.profile import HISTORY_FILE, Profile
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
+from tarot_p2p.seat.runner import Outcome, Timeouts
 from tests.net.test_game import Scripted
 
 TIMEOUTS = Timeouts(message=60, decision=60)
@@ -147,7 +147,7 @@ async def test_a_locked_history_warns_once_and_the_game_goes_on(
         holder.execute("ROLLBACK")
         holder.close()
     assert all(o.finished for o in outcomes)
-    warnings = [r.getMessage() for r in caplog.records if r.name == "tarot_p2p.net.history"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "tarot_p2p.files.history"]
     assert warnings == [
         "could not write your game history (database is locked); the game goes on"
     ]  # once, though every deal and the end tried; the other bot's history is written

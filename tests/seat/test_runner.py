@@ -23,11 +23,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.files.transcripts import TranscriptStore
+from tarot_p2p.meet.lobby import join_request
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink, connect
-from tarot_p2p.net.lobby import join_request
-from tarot_p2p.net.runner import Decision, Policy, TableRunner, Timeouts
-from tarot_p2p.net.store import TranscriptStore
 from tarot_p2p.protocol.audit_render import render
 from tarot_p2p.protocol.audit_report import Status, audit_file
 from tarot_p2p.protocol.envelope import open_envelope, seal
@@ -35,6 +34,7 @@ from tarot_p2p.protocol.errors import UnattributedMessage
 from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
 from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.sheet import LineKind
+from tarot_p2p.seat.runner import Decision, Policy, TableRunner, Timeouts
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,

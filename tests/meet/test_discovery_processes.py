@@ -24,7 +24,7 @@ from zeroconf import IPVersion, ServiceInfo, Zeroconf
 
 from tarot_p2p.cli import lan
 from tarot_p2p.cli.lan import HostOnLan, LanChoice, choose_table
-from tarot_p2p.net.discovery import (
+from tarot_p2p.meet.discovery import (
     SERVICE_TYPE,
     LanTable,
     LanUnavailable,
@@ -33,9 +33,9 @@ from tarot_p2p.net.discovery import (
     find_channel,
     txt_fields,
 )
+from tarot_p2p.meet.words import parse as parse_short_code
 from tarot_p2p.net.joincode import JoinCode
-from tarot_p2p.net.words import parse as parse_short_code
-from tests.net.test_resume_processes import ENV, PYTHON, Program, wait_for
+from tests.seat.test_resume_processes import ENV, PYTHON, Program, wait_for
 
 ANNOUNCER = Path(__file__).with_name("lan_announcer.py")
 

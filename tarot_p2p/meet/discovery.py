@@ -45,14 +45,14 @@ from zeroconf import (
     Zeroconf,
 )
 
-from tarot_p2p.net.joincode import FINGERPRINT_LEN
-from tarot_p2p.net.lobby import MAX_NAME
+from tarot_p2p.meet.lobby import MAX_NAME
+from tarot_p2p.net.hello import MAX_CHANNEL
+from tarot_p2p.protocol.identity import FINGERPRINT_LEN
 
 log = logging.getLogger(__name__)
 
 SERVICE_TYPE = "_tarot-p2p._tcp.local."
 TXT_VERSION = "1"
-MAX_CHANNEL = 9999
 SEATS = (3, 4, 5)
 TXT_VALUE_BYTES = 253
 """A TXT entry holds at most 255 bytes (RFC 6763 §6.1); ``n=`` takes two of them."""

@@ -10,7 +10,7 @@ from tarot_p2p.crypto.errors import GroupError
 from tarot_p2p.crypto.group import G
 from tarot_p2p.crypto.multiexp import FixedBase
 from tarot_p2p.crypto.shuffle import TABLES_BYTES, export_tables, import_tables
-from tarot_p2p.net.tables_cache import MAGIC, cache_file, load_tables
+from tarot_p2p.files.tables_cache import MAGIC, cache_file, load_tables
 
 
 def test_tables_come_back_from_the_cache_and_a_damaged_cache_is_rebuilt(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The lobby before the transcript: join requests, seating, and the joiner's checks of the
-set-up it is offered (``tarot_p2p/net/lobby.py``, ``protocol/lobby.md``)."""
+set-up it is offered (``tarot_p2p/meet/lobby.py``, ``protocol/lobby.md``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import DeterministicRandom
-from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import fingerprint
-from tarot_p2p.net.lobby import (
+from tarot_p2p.meet.lobby import (
     JOIN_AGAIN,
     JOIN_REQUEST_DOMAIN,
     LIVENESS,
@@ -24,12 +22,14 @@ from tarot_p2p.net.lobby import (
     read_lobby_request,
     read_table_offer,
 )
-from tarot_p2p.net.session import LobbyTimeout, host_table, join_table
+from tarot_p2p.net.hub import Hub
 from tarot_p2p.protocol.codec import decode, encode
 from tarot_p2p.protocol.envelope import seal
+from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.transcript import genesis_digest
 from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.seat.session import LobbyTimeout, host_table, join_table
 
 TABLE = hashlib.sha256(b"lobby table").digest()
 KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x30 + i]) * 32) for i in range(5)]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tarot_p2p.net.store import TranscriptStore
+from tarot_p2p.files.transcripts import TranscriptStore
 from tarot_p2p.protocol.transcript import Transcript, file_record, parse_file
 from tests.protocol.test_transcript import BINDING, ROSTER, TABLE, msg
 

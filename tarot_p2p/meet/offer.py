@@ -2,7 +2,7 @@
 code; a joiner finds it with that code.
 
 Why apart from :mod:`.rendezvous`: that module is the exchange, bytes in and out; this one
-drives it over the hub's channels (:mod:`.channels`), in the hub's process or over TCP,
+drives it over the hub's channels (:mod:`tarot_p2p.net.channels`), in the hub's process or over TCP,
 and holds the host's policy: every wrong code a joiner confirms is counted, and after
 ``MAX_FAILURES`` on one code the channel is dropped and a new code is made, so that an
 online guesser (a stranger, or the relay itself) has ten tries out of 65 536 per code.
@@ -17,18 +17,18 @@ from typing import NoReturn, Protocol
 
 import trio
 
-from tarot_p2p.net.channels import Arrival, ClaimEnd, RemoteClaim
-from tarot_p2p.net.framing import FramedStream, LinkError
-from tarot_p2p.net.hello import Claimed, ClaimHello, Created, CreateHello, OpenHello, dial
-from tarot_p2p.net.noise import NoiseError
-from tarot_p2p.net.rendezvous import (
+from tarot_p2p.meet.rendezvous import (
     Entropy,
     HostExchange,
     Invitation,
     JoinerExchange,
     RendezvousError,
 )
-from tarot_p2p.net.words import ShortCode
+from tarot_p2p.meet.words import ShortCode
+from tarot_p2p.net.channels import Arrival, ClaimEnd, RemoteClaim
+from tarot_p2p.net.framing import FramedStream, LinkError
+from tarot_p2p.net.hello import Claimed, ClaimHello, Created, CreateHello, OpenHello, dial
+from tarot_p2p.net.noise import NoiseError
 
 log = logging.getLogger(__name__)
 

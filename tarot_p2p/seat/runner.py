@@ -44,7 +44,8 @@ back (``disconnected``, nobody named). Every end but the first writes an **abort
 record** (JSON) next to the transcript; an absence or a lost link can be resumed later
 from the same files. The score sheet is rewritten (atomically: temporary file,
 ``fsync``, rename) after each agreed hand, so a crash loses nothing that was agreed;
-then the game is recorded in the player's history (:mod:`.history`), which never stops it.
+then the game is recorded in the player's history (:mod:`tarot_p2p.files.history`),
+which never stops it.
 
 The policy is told what it may show a player while it waits (:class:`Notice`): whom we
 wait for and since when, a seat that came back, our own link going down and up.
@@ -57,21 +58,20 @@ use trio's mock clock turn it off, because a thread looks idle to the clock.
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import trio
 
+from tarot_p2p.files.atomic import write_json_atomic, write_private_atomic
+from tarot_p2p.files.seat_files import SeatFiles, sheet_document
+from tarot_p2p.files.transcripts import TranscriptStore
+from tarot_p2p.meet.lobby import JOIN, LobbyError, read_lobby_request
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.link import MessageLink
-from tarot_p2p.net.lobby import JOIN, LobbyError, read_lobby_request
-from tarot_p2p.net.store import TranscriptStore
 from tarot_p2p.protocol.errors import (
     LocalProtocolError,
     SeatViolation,
@@ -88,7 +88,7 @@ from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.state import State
 
 if TYPE_CHECKING:
-    from tarot_p2p.net.history import HistoryWriter
+    from tarot_p2p.files.history import HistoryWriter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -244,35 +244,6 @@ class AbortRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class SeatFiles:
-    """Where one seat keeps one table: transcript, score sheet, aborted-hand record."""
-
-    directory: Path
-
-    @classmethod
-    def for_table(cls, data_dir: Path, table_id: bytes, identity: bytes) -> SeatFiles:
-        """``data_dir/<table id>-<our key>/``: several seats may share a data directory."""
-        return cls(data_dir / f"{table_id[:8].hex()}-{identity[:4].hex()}")
-
-    @property
-    def transcript(self) -> Path:
-        return self.directory / "transcript.tp2p"
-
-    @property
-    def sheet(self) -> Path:
-        return self.directory / "sheet.json"
-
-    @property
-    def abort(self) -> Path:
-        return self.directory / "aborted.json"
-
-    @property
-    def secrets(self) -> Path:
-        """This seat's secrets of the current hand (to resume after a crash): private."""
-        return self.directory / "secrets.bin"
-
-
 @dataclass(slots=True)
 class Outcome:
     finished: bool
@@ -281,45 +252,6 @@ class Outcome:
     stats: WireStats = field(default_factory=WireStats)
     peer: Peer | None = None
     """The seat at the end (not the one given to the runner if it had to rewind)."""
-
-
-def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Replace ``path`` by ``data`` so that a crash leaves the old or the new file, whole."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_json_atomic(path: Path, value: object) -> None:
-    write_atomic(path, (json.dumps(value, indent=2, sort_keys=True) + "\n").encode())
-
-
-def write_private_atomic(path: Path, data: bytes) -> None:
-    write_atomic(path, data, 0o600)
-
-
-def sheet_document(peer: Peer, files: SeatFiles) -> dict[str, Any]:
-    """What ``sheet.json`` holds: the agreed sheet and the transcript it rests on."""
-    sheet = peer.sheet
-    return {
-        "table_id": peer.table_id.hex(),
-        "config": peer.config.canonical_bytes().decode("ascii"),
-        "seat": peer.seat,
-        "transcript": str(files.transcript),
-        "messages": len(peer.transcript),
-        "head": peer.transcript.head.hex(),
-        "finished": peer.expected_sender() is None,
-        "sheet": sheet.to_dict() if sheet is not None else None,
-    }
 
 
 class _Stop(Exception):

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tarot_p2p.net.game_record import (
+from tarot_p2p.files.game_record import (
     Deal,
     DealDetail,
     Game,
@@ -21,8 +21,8 @@ from tarot_p2p.net.game_record import (
     player_totals,
     rules_summary,
 )
-from tarot_p2p.net.history import load_games, open_history, store_game
-from tarot_p2p.net.profile import HISTORY_FILE
+from tarot_p2p.files.history import load_games, open_history, store_game
+from tarot_p2p.files.profile import HISTORY_FILE
 from tarot_p2p.rules.config import Abandon, FivePlayerMode, GameEnd, TableConfig
 from tarot_p2p.rules.sheet import LineKind
 

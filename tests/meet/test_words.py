@@ -6,14 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tarot_p2p.net.words import (
-    MAX_CHANNEL,
-    WORDS,
-    ShortCode,
-    ShortCodeError,
-    is_short_code,
-    parse,
-)
+from tarot_p2p.meet.words import WORDS, ShortCode, ShortCodeError, is_short_code, parse
+from tarot_p2p.net.hello import MAX_CHANNEL
 
 
 def test_the_list_has_256_short_words_told_apart_by_their_first_three_letters() -> None:

@@ -24,10 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from tarot_p2p.net.joincode import fingerprint
-from tarot_p2p.net.runner import SeatFiles
+from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.protocol.audit_report import TranscriptReport
 from tarot_p2p.protocol.errors import ProtocolError
+from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.protocol.peer import Peer, PeerEvent, read_setup
 from tarot_p2p.protocol.table import HandEnded
 from tarot_p2p.protocol.transcript import TranscriptFileError, read_frames

@@ -11,7 +11,7 @@ import sys
 
 import trio
 
-from tarot_p2p.net.discovery import LanTable, announce
+from tarot_p2p.meet.discovery import LanTable, announce
 
 
 async def main(host: str, channel: str, seats: str, port: str, fp: str) -> None:

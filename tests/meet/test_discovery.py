@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from zeroconf import ServiceInfo
 
-from tarot_p2p.net.discovery import (
+from tarot_p2p.meet.discovery import (
     SERVICE_TYPE,
     TXT_VALUE_BYTES,
     LanTable,

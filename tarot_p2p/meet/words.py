@@ -18,6 +18,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from tarot_p2p.net.hello import MAX_CHANNEL
+
 WORDS: tuple[str, ...] = (
     "acid",
     "actor",
@@ -277,7 +279,6 @@ WORDS: tuple[str, ...] = (
     "zebra",
 )
 INDEX = {word: i for i, word in enumerate(WORDS)}
-MAX_CHANNEL = 9999
 EXAMPLE = "7-guitar-orbit"
 _SEPARATORS = re.compile(r"[\s.\-]+")
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from tarot_p2p.net.game_record import (
+from tarot_p2p.files.game_record import (
     Deal,
     DealDetail,
     DealWatcher,
@@ -43,7 +43,7 @@ from tarot_p2p.net.game_record import (
     details_from_audit,
     read_table,
 )
-from tarot_p2p.net.runner import SeatFiles
+from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.protocol.audit_report import audit_file
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.rules.config import TableConfig

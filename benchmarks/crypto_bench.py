@@ -1,8 +1,11 @@
-"""Timings of the crypto layer: key shares, decryption shares, and a whole 4-peer deal.
+"""Timings of the crypto layer: key shares, decryption shares, a whole 4-peer deal, and the
+key escrow at 3, 4 and 5 seats.
 
 Run: ``python3 benchmarks/crypto_bench.py`` (``--json`` for machine output, ``--quick`` for
 fewer repetitions). Figures are the best of several runs, single-threaded, so they show the
 cost on one core; on a shared machine they are noisy — compare runs, not single numbers.
+``--escrow`` prints only the escrow's figures, set against the cost of a whole hand played
+today through the protocol stack (``hand_bench.py``, one hand per table size).
 
 The deal is simulated in one process, all four peers' work one after the other: the key
 shares (each peer verifies the three others), four proven shuffles (each verified by the
@@ -10,18 +13,39 @@ three other peers), every card opened to its owner (each peer publishes one batc
 shares for the 54 cards of the others, verified by the three other peers), and the chien
 opened to all (one batch of 6 per peer, verified by the three others); then each peer
 recovers its 18 cards and the chien.
+
+The escrow (``protocol/crypto.md`` §10), per hand and per peer: making its own escrow,
+checking the sum of each other seat's and opening the piece each other seat sealed to it;
+its bytes are those of the messages proposed to carry it (the escrow key ``e`` in ``key``,
+one ``escrow`` message per seat), sealed as real envelopes. Releasing an absent seat's key
+(per absence, not per hand): checking its ``N − 1`` pieces and adding them up.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
+import importlib.util
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.deck import initial_deck
 from tarot_p2p.crypto.elgamal import Ciphertext, remask
+from tarot_p2p.crypto.escrow import (
+    check_escrow,
+    check_release,
+    escrow_context,
+    make_escrow,
+    make_escrow_key,
+    open_piece,
+    rebuild_key,
+)
 from tarot_p2p.crypto.fiat_shamir import ProofContext
 from tarot_p2p.crypto.group import Point, base_mul, mul, mul_add_base, mul_secret
 from tarot_p2p.crypto.keys import (
@@ -40,6 +64,7 @@ from tarot_p2p.crypto.shares import (
     verify_shares,
 )
 from tarot_p2p.crypto.sigma import PROOF_BYTES
+from tarot_p2p.protocol.envelope import seal
 
 TABLE = b"benchmark table"
 SEATS = 4
@@ -178,28 +203,130 @@ def simulate_deal() -> dict[str, float]:
     return t
 
 
+def bench_escrow(seats: int, repeat: int, number: int) -> dict[str, float]:
+    """One hand's escrow at ``seats`` seats: microseconds per peer, bytes for the table."""
+    rng = SecretsRandom()
+    xs = [rng.scalar() for _ in range(seats)]
+    ys = [base_mul(x) for x in xs]
+    pairs = [make_escrow_key(rng) for _ in range(seats)]
+    big_es = [big_e for _, big_e in pairs]
+    ctxs = [escrow_context(TABLE, 1, i) for i in range(seats)]
+    escrows = [make_escrow(xs[i], ctxs[i], big_es, rng) for i in range(seats)]
+    pieces = [open_piece(pairs[j][0], j, escrows[0], ctxs[0]) for j in range(1, seats)]
+
+    def us(fn: Callable[[], object]) -> float:
+        return best_of(fn, repeat, number) * 1e6
+
+    make = us(lambda: make_escrow(xs[0], ctxs[0], big_es, rng))
+    check = us(lambda: check_escrow(escrows[0], ys[0], seats))
+    unseal = us(lambda: open_piece(pairs[1][0], 1, escrows[0], ctxs[0]))
+    release = us(lambda: rebuild_key(escrows[0], 0, pieces))
+    per_hand = escrow_wire_bytes(seats, escrows[0].to_bytes())
+    return {
+        f"escrow{seats}_make_us": make,
+        f"escrow{seats}_check_sum_us": check,
+        f"escrow{seats}_open_piece_us": unseal,
+        f"escrow{seats}_per_peer_hand_us": make + (seats - 1) * (check + unseal),
+        f"escrow{seats}_release_per_absence_us": release,
+        f"escrow{seats}_check_one_release_us": us(
+            lambda: check_release(pieces[0], 1, escrows[0], 0)
+        ),
+        f"escrow{seats}_bytes_per_hand": per_hand,
+        f"escrow{seats}_release_bytes_per_absence": (seats - 1)
+        * _envelope_bytes("release", {"piece": bytes(32)}),
+    }
+
+
+def escrow_wire_bytes(seats: int, escrow: bytes) -> int:
+    """Envelope bytes the escrow adds to a hand: ``e`` in each ``key``, one ``escrow`` each."""
+    key = {"y": bytes(33), "pok": bytes(64)}
+    grown = _envelope_bytes("key", key | {"e": bytes(33)}) - _envelope_bytes("key", key)
+    return seats * (grown + _envelope_bytes("escrow", {"pieces": escrow}))
+
+
+_IDENTITY = Ed25519PrivateKey.generate()
+
+
+def _envelope_bytes(kind: str, body: dict[str, Any]) -> int:
+    """Wire bytes of one signed envelope of ``kind`` in hand 1 (fixed-size fields)."""
+    envelope = seal(
+        _IDENTITY,
+        table_id=hashlib.sha256(TABLE).digest(),
+        hand=1,
+        seq=5,
+        seat=2,
+        prev=bytes(32),
+        kind=kind,
+        body=body,
+    )
+    return len(envelope.wire)
+
+
+def escrow_vs_hand(figures: dict[str, float]) -> dict[str, float]:
+    """The escrow's cost next to a hand played today (``hand_bench.run``, one hand)."""
+    path = Path(__file__).with_name("hand_bench.py")
+    spec = importlib.util.spec_from_file_location("hand_bench", path)
+    assert spec is not None and spec.loader is not None
+    hand_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hand_bench)
+    out: dict[str, float] = {}
+    for seats in (3, 4, 5):
+        hand = hand_bench.run(seats, 1)
+        per_peer_s = sum(hand["hand_s_per_peer"][0]) / seats
+        out[f"hand{seats}_s_per_peer"] = per_peer_s
+        out[f"hand{seats}_bytes"] = hand["hand_bytes"][0]
+        escrow_s = figures[f"escrow{seats}_per_peer_hand_us"] / 1e6
+        out[f"escrow{seats}_time_vs_hand_pct"] = 100 * escrow_s / per_peer_s
+        escrow_b = figures[f"escrow{seats}_bytes_per_hand"]
+        out[f"escrow{seats}_bytes_vs_hand_pct"] = 100 * escrow_b / hand["hand_bytes"][0]
+    return out
+
+
+def show(figures: dict[str, float]) -> None:
+    for key, value in figures.items():
+        if key.endswith("_us"):
+            shown = f"{value:8.1f} us"
+        elif key.endswith("_pct"):
+            shown = f"{value:8.2f} %"
+        elif "bytes" in key:
+            shown = f"{value:8.0f} B"
+        else:
+            shown = f"{value * 1e3:8.1f} ms"
+        print(f"{key:40s} {shown}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument(
+        "--escrow", action="store_true", help="only the escrow, next to a whole hand's cost"
+    )
     args = parser.parse_args()
     repeat, number = (3, 50) if args.quick else (7, 300)
-    figures: dict[str, float] = bench_primitives(repeat, number)
+    escrow: dict[str, float] = {}
+    for seats in (3, 4, 5):
+        escrow |= bench_escrow(seats, repeat, number // 3)
+    if args.escrow:
+        figures = escrow | escrow_vs_hand(escrow)
+        if args.json:
+            print(json.dumps(figures, indent=2))
+        else:
+            show(figures)
+        return 0
+    figures = bench_primitives(repeat, number)
     cold = simulate_deal()  # builds the one-off fixed-base tables (generators of the shuffle)
     figures["deal_first_total_s"] = cold["deal_total_s"]
     warm = [simulate_deal() for _ in range(1 if args.quick else 3)]
     for key in cold:
         figures[key] = min(d[key] for d in warm)
+    figures |= escrow
     sizes = {"key_share_bytes": KEY_SHARE_BYTES, "share_with_proof_bytes": 33 + PROOF_BYTES}
     if args.json:
         print(json.dumps(figures | sizes, indent=2))
         return 0
-    for key, value in figures.items():
-        shown = f"{value:8.1f} us" if key.endswith("_us") else f"{value * 1e3:8.1f} ms"
-        print(f"{key:34s} {shown}")
-    for key, size in sizes.items():
-        print(f"{key:34s} {size:8d} B")
-    print(f"{'batch_of_m_shares_bytes':34s} 33·m + {PROOF_BYTES}")
+    show(figures | sizes)
+    print(f"{'batch_of_m_shares_bytes':40s} 33·m + {PROOF_BYTES}")
     return 0
 
 

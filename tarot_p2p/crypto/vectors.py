@@ -47,7 +47,7 @@ Json = dict[str, Any]
 
 def crypto_vectors() -> dict[str, Json]:
     """File name (under ``protocol/vectors/``) to its JSON content."""
-    keys = _keys()
+    keys = key_vectors()
     deck = _shuffled_stand_in(keys.joint)
     return {
         "crypto_randomness.json": _randomness(),
@@ -60,11 +60,11 @@ def crypto_vectors() -> dict[str, Json]:
     }
 
 
-def _hex_point(p: Point) -> str:
+def hex_point(p: Point) -> str:
     return point_to_bytes(p).hex()
 
 
-def _hex_scalar(k: Scalar) -> str:
+def hex_scalar(k: Scalar) -> str:
     return scalar_to_bytes(k).hex()
 
 
@@ -87,7 +87,7 @@ def _randomness() -> Json:
         "seed": seed.hex(),
         "token_bytes_100": DeterministicRandom(seed).token_bytes(100).hex(),
         "randbelow_78_x10": _draws(seed, lambda r: r.randbelow(78), 10),
-        "scalars_x3": [_hex_scalar(k) for k in _draws(seed, lambda r: r.scalar(), 3)],
+        "scalars_x3": [hex_scalar(k) for k in _draws(seed, lambda r: r.scalar(), 3)],
         "permutation_78": DeterministicRandom(seed).permutation(78),
     }
 
@@ -102,9 +102,9 @@ def _hash_to_point() -> Json:
     return {
         "description": "hash_to_point(dst, message); card c is hash_to_point(card dst, bytes([c]))",
         "card_dst": CARD_DST.decode("ascii"),
-        "cards": [_hex_point(card_point(c)) for c in range(DECK_SIZE)],
+        "cards": [hex_point(card_point(c)) for c in range(DECK_SIZE)],
         "examples": [
-            {"dst": d.decode("ascii"), "message": m.hex(), "point": _hex_point(hash_to_point(d, m))}
+            {"dst": d.decode("ascii"), "message": m.hex(), "point": hex_point(hash_to_point(d, m))}
             for d, m in extra
         ],
     }
@@ -118,19 +118,22 @@ def _fiat_shamir() -> Json:
         "label": "tarot-p2p/test/v1",
         "context": context_json(ctx),
         "parts": [p.hex() for p in parts],
-        "challenge": _hex_scalar(challenge(b"tarot-p2p/test/v1", ctx, *parts)),
+        "challenge": hex_scalar(challenge(b"tarot-p2p/test/v1", ctx, *parts)),
     }
 
 
 @dataclasses.dataclass(frozen=True)
-class _Keys:
+class KeyVectors:
+    """The four seats' key shares of ``crypto_key_shares.json``: the shares and openings
+    use them, and so does the escrow (``escrow_vectors``)."""
+
     secrets: list[Scalar]
     shares: list[KeyShare]
     joint: Point
     vector: Json
 
 
-def _keys() -> _Keys:
+def key_vectors() -> KeyVectors:
     secrets, shares, entries = [], [], []
     for seat in range(SEATS):
         seed = f"key share seat {seat}".encode("ascii")
@@ -146,10 +149,10 @@ def _keys() -> _Keys:
                 "seat": seat,
                 "seed": seed.hex(),
                 "context": context_json(ctx),
-                "x": _hex_scalar(x),
-                "nonce_k": _hex_scalar(nonce),
-                "commitment_R": _hex_point(base_mul(nonce)),
-                "y": _hex_point(share.y),
+                "x": hex_scalar(x),
+                "nonce_k": hex_scalar(nonce),
+                "commitment_R": hex_point(base_mul(nonce)),
+                "y": hex_point(share.y),
                 "proof": share.proof.to_bytes().hex(),
                 "key_share": share.to_bytes().hex(),
             }
@@ -161,15 +164,15 @@ def _keys() -> _Keys:
         "table_id": TABLE_ID.hex(),
         "hand": HAND,
         "seats": entries,
-        "joint_key": _hex_point(joint),
+        "joint_key": hex_point(joint),
     }
-    return _Keys(secrets, shares, joint, vector)
+    return KeyVectors(secrets, shares, joint, vector)
 
 
 def _initial_deck(y: Point) -> Json:
     return {
         "description": "position c holds (G, card_point(c) + Y), a || b compressed",
-        "joint_key": _hex_point(y),
+        "joint_key": hex_point(y),
         "deck": [ct.to_bytes().hex() for ct in initial_deck(y)],
     }
 
@@ -194,7 +197,7 @@ def _shuffled_stand_in(y: Point) -> list[Ciphertext]:
     return [remask(y, ct, s) for ct, s in zip(initial_deck(y), _remask_scalars(), strict=True)]
 
 
-def _decryption_shares(keys: _Keys, deck: list[Ciphertext]) -> Json:
+def _decryption_shares(keys: KeyVectors, deck: list[Ciphertext]) -> Json:
     cases = []
     for seat, positions in ((1, [5]), (2, [0, 17, 77])):
         seed = f"shares seat {seat}".encode("ascii")
@@ -215,18 +218,18 @@ def _decryption_shares(keys: _Keys, deck: list[Ciphertext]) -> Json:
                 "seat": seat,
                 "seed": seed.hex(),
                 "context": context_json(ctx),
-                "x": _hex_scalar(keys.secrets[seat]),
-                "y": _hex_point(keys.shares[seat].y),
+                "x": hex_scalar(keys.secrets[seat]),
+                "y": hex_point(keys.shares[seat].y),
                 "positions": positions,
-                "remask_scalars": [_hex_scalar(_remask_scalars()[p]) for p in positions],
+                "remask_scalars": [hex_scalar(_remask_scalars()[p]) for p in positions],
                 "ciphertexts": [ct.to_bytes().hex() for ct in cts],
-                "shares": [_hex_point(s) for s in shares],
+                "shares": [hex_point(s) for s in shares],
                 "weights": [w.to_bytes(17, "big").hex() for w in weights],
-                "composite_A": _hex_point(a),
-                "composite_D": _hex_point(d),
-                "nonce_k": _hex_scalar(k),
-                "commitment_T1": _hex_point(base_mul(k)),
-                "commitment_T2": _hex_point(mul(a, k)),
+                "composite_A": hex_point(a),
+                "composite_D": hex_point(d),
+                "nonce_k": hex_scalar(k),
+                "commitment_T1": hex_point(base_mul(k)),
+                "commitment_T2": hex_point(mul(a, k)),
                 "proof": proof.to_bytes().hex(),
             }
         )
@@ -242,7 +245,7 @@ def _decryption_shares(keys: _Keys, deck: list[Ciphertext]) -> Json:
     }
 
 
-def _opening(keys: _Keys, deck: list[Ciphertext]) -> Json:
+def _opening(keys: KeyVectors, deck: list[Ciphertext]) -> Json:
     position, owner = 33, 0
     ct = deck[position]
     published = []
@@ -254,11 +257,11 @@ def _opening(keys: _Keys, deck: list[Ciphertext]) -> Json:
             {
                 "seat": seat,
                 "seed": seed.hex(),
-                "x": _hex_scalar(keys.secrets[seat]),
+                "x": hex_scalar(keys.secrets[seat]),
                 "context": context_json(ctx),
             }
         )
-        published[-1] |= {"share": _hex_point(shares[0]), "proof": proof.to_bytes().hex()}
+        published[-1] |= {"share": hex_point(shares[0]), "proof": proof.to_bytes().hex()}
     all_shares = [decryption_share(x, ct) for x in keys.secrets]
     card = recover_card(ct, all_shares)
     return {
@@ -272,11 +275,11 @@ def _opening(keys: _Keys, deck: list[Ciphertext]) -> Json:
         ),
         "remask_seed": REMASK_SEED.hex(),
         "position": position,
-        "remask_scalar": _hex_scalar(_remask_scalars()[position]),
+        "remask_scalar": hex_scalar(_remask_scalars()[position]),
         "ciphertext": ct.to_bytes().hex(),
         "owner": owner,
-        "owner_private_share": _hex_point(all_shares[owner]),
+        "owner_private_share": hex_point(all_shares[owner]),
         "published": published,
-        "card_point": _hex_point(card_point(card)),
+        "card_point": hex_point(card_point(card)),
         "card": card,
     }

@@ -7,11 +7,16 @@ from typing import Any
 
 import pytest
 
+from tarot_p2p.cli.join import describe_table
 from tarot_p2p.cli.terminal import TerminalPolicy, card_text, describe_hand, read_card
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.rules.cards import parse_card
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.state import Phase
+from tests.protocol.harness import Bot, make_table, one_deal, step
+from tests.protocol.test_names import safe
 from tests.rules.engine_helpers import bid, cards, start
+from tests.test_names_cli import EVIL
 
 
 @pytest.mark.parametrize(
@@ -97,3 +102,27 @@ async def test_notices_are_told_once_then_now_and_then() -> None:
         "Waiting for West (reconnecting, 0:30)",
         "Connection lost: reconnecting (0:03)",
     ]
+
+
+async def test_the_other_players_names_are_printed_escaped() -> None:
+    """A whole deal told to one seat whose table holds names a terminal would obey (a set-up
+    recorded before the rule, or made by another program): every line, the table's
+    description, the question's header and the sheet show them escaped."""
+    table = make_table(one_deal(3), b"names", names=list(EVIL))
+    said: list[str] = []
+    policy = TerminalPolicy(ask=lambda prompt: "", say=said.append, colour=False)
+    me, seen = table.peers[1], 0
+    while step(table, Bot(contract=2, seed=3)):
+        await policy.observe(me, table.events[1][seen:])
+        seen = len(table.events[1])
+        state = me.private_state()
+        if state is not None and state.current_player() == me.seat and me.hand.engine:
+            said.append(policy._header(me, state))
+    assert me.sheet is not None and me.sheet.is_over
+    said += [describe_table(me), me.sheet.render(for_terminal)]
+    text = "\n".join(said)
+    assert all(safe(line) for line in text.split("\n"))
+    for name in EVIL:
+        assert for_terminal(name) in text
+    assert "Seats drawn, in playing order:" in text and "Game over." in text
+    assert f"{for_terminal(EVIL[0])} deals" in text or f"{for_terminal(EVIL[2])} deals" in text

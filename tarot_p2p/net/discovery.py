@@ -80,7 +80,7 @@ class LanTable:
     """A table announced on the LAN, as read from its DNS-SD service (untrusted)."""
 
     host: str
-    """The host's name (``lobby.md`` §1 normalised)."""
+    """The host's name (``lobby.md`` §1 normalised, allowed by §1.2)."""
     channel: int
     """The rendezvous channel of the table's short code (``7`` in ``7-guitar-orbit``)."""
     seated: int

@@ -89,7 +89,7 @@ class LobbyRequest:
 
 
 def clean_name(name: str) -> str:
-    """A player name as the table stores it (``lobby.md`` §1.1–§1.2): normalised, 1 to 64
+    """A player name as the table stores it (``lobby.md`` §1, §1.2): normalised, 1 to 64
     characters, none that a terminal obeys or that hides text. Raises
     :class:`~tarot_p2p.protocol.names.NameRefused` (a ``ValueError``) saying why."""
     return checked_name(name)

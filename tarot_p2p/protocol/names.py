@@ -1,6 +1,6 @@
 """Names are text: what a player's name may hold, how it is written before it is signed,
 when two names look alike, and how any text another player chose is printed on a terminal
-(``protocol/lobby.md`` §1.2–§1.4).
+(``protocol/lobby.md`` §1, §1.2, §1.3, §5.3).
 
 Why this matters: a terminal obeys some of the characters it prints. ESC starts a command
 (clear the screen, move the cursor, set the window's title), BEL rings, BS steps back over
@@ -35,8 +35,8 @@ parameter of its rendering.
 Unicode versions: the categories are those of this interpreter's Unicode data, version
 14.0.0 (:data:`UNICODE_REFERENCE`) or later (``requires-python >= 3.11``). Later data only
 assigns code points the reference calls unassigned, so a program on a later Python refuses
-a subset of what the reference refuses, never more: ``lobby.md`` §1.2 says how a program
-with other Unicode data behaves.
+a subset of what the reference refuses (a rare change of category aside): ``lobby.md`` §1.2
+says how a program with other Unicode data behaves.
 """
 
 from __future__ import annotations
@@ -61,10 +61,9 @@ _WHAT: Final = {
         "a character this program does not know",
         f", not in Unicode {unicodedata.unidata_version}",
     ),
-    "Zl": ("a line break", ", which would cut the name in two"),
-    "Zp": ("a paragraph break", ", which would cut the name in two"),
 }
-"""What each refused category is and does, for the player who chose the name."""
+"""What each refused category is and does, for the player who chose the name (``Zl`` and
+``Zp`` are white space: :func:`normalise` has made them spaces before the rule applies)."""
 
 
 class NameRefused(ValueError):
@@ -72,7 +71,7 @@ class NameRefused(ValueError):
 
 
 def normalise(name: str) -> str:
-    """``lobby.md`` §1.1: Unicode NFC, then every run of white space (``str.split``) made one
+    """``lobby.md`` §1: Unicode NFC, then every run of white space (``str.split``) made one
     space, none at the ends. Why NFC: "Chloé" typed with one ``é`` or with ``e`` and a
     combining accent is the same name, the same bytes in the set-up's binding, and the host
     sees that it is taken."""
@@ -124,9 +123,9 @@ def look_alike(name: str) -> str:
     """The key under which names read the same to a person (``lobby.md`` §5.3): what the
     rule refuses removed, then Unicode's compatibility caseless match (D146: NFD, case
     folding, NFKD, case folding, NFKD; here NFKC last, which compares alike), white space
-    runs made one space. "Alice", "ALICE", "Ａｌｉｃｅ"
-    and "Ali\\u200bce" share one key. Confusables across scripts (a Cyrillic "а") do not:
-    that needs Unicode's confusable tables, which this rule does not use."""
+    runs made one space. "Alice", "ALICE", "Ａｌｉｃｅ" and "Ali\\u200bce" share one key.
+    Confusables across scripts (a Cyrillic "а") do not: that needs Unicode's confusable
+    tables, which this rule does not use."""
     kept = "".join(c for c in name if unicodedata.category(c) not in REFUSED)
     nfd = unicodedata.normalize("NFD", kept).casefold()
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKD", nfd).casefold())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -167,6 +168,13 @@ def test_txt_fields_refuse_what_is_never_announced() -> None:
 
 def test_describe_is_one_line_for_a_player() -> None:
     assert TABLE.describe() == "Zoé's table, 2 of 4 seated (192.168.1.20)"
+    # A name no reader of ours lets through (another program's data may): shown, not obeyed.
+    odd = LanTable("Zo\x1b[2J\u202e", 7, 2, 4, FP, ("192.168.1.20",), 40123)
+    assert odd.describe() == "Zo\\x1b[2J\\u202e's table, 2 of 4 seated (192.168.1.20)"
+    assert lan.look_alike_warning(odd, [odd, replace(odd, port=1)]) == (
+        "two tables are called Zo\\x1b[2J\\u202e's table: ask Zo\\x1b[2J\\u202e which "
+        "address is the real one"
+    )
 
 
 INTERFACES = [

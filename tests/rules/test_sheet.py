@@ -185,6 +185,18 @@ def test_render_void_and_running_game() -> None:
     assert text.endswith("Leading: Emma, Nico, Pat and Léa. Next dealer: Nico.")
 
 
+def test_render_shows_every_name_and_note_through_the_function_given() -> None:
+    """The players chose the names (and a note names them): the caller says how they are
+    printed (on a terminal, escaped); the columns are aligned on what is printed."""
+    sheet = ScoreSheet(TableConfig(game_length=2), NAMES)
+    sheet.add_hand((60, -20, -20, -20), "Emma prise made")
+    lines = sheet.render(lambda text: f"<{text}>" if text else text).splitlines()
+    assert lines[0].split() == ["#", "Dealer", *(f"<{n}>" for n in NAMES), "Note"]
+    assert lines[2].split()[1] == "<Emma>" and lines[2].endswith("<Emma prise made>")
+    assert lines[-1] == "Leading: <Emma>. Next dealer: <Nico>."
+    assert len({len(line) for line in lines[1:4:2]}) == 1  # the rules span the columns
+
+
 @settings(max_examples=100)
 @given(
     st.integers(2, 5).flatmap(

@@ -66,7 +66,7 @@ def sheet_of_a_round() -> str:
     sheet = ScoreSheet(FOUR, ("Emma", "Nico", "Pat", "Léa"))
     for _ in range(4):
         sheet.add_hand(score_hand(FOUR, SIMPLE))
-    return sheet.render()
+    return sheet.render(str)
 
 
 def main() -> int:

@@ -7,11 +7,16 @@ from typing import Any
 
 import pytest
 
+from tarot_p2p.cli.join import describe_table
 from tarot_p2p.cli.terminal import TerminalPolicy, card_text, describe_hand, read_card
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.rules.cards import parse_card
-from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.state import Phase
+from tests.protocol.harness import Bot, make_table, step
+from tests.protocol.test_names import safe
 from tests.rules.engine_helpers import bid, cards, start
+from tests.test_names_cli import EVIL
 
 
 @pytest.mark.parametrize(
@@ -97,3 +102,29 @@ async def test_notices_are_told_once_then_now_and_then() -> None:
         "Waiting for West (reconnecting, 0:30)",
         "Connection lost: reconnecting (0:03)",
     ]
+
+
+async def test_the_other_players_names_are_printed_escaped() -> None:
+    """The first deal of a game told to one seat whose table holds names a terminal would
+    obey (a set-up recorded before the rule, or made by another program): every line the
+    player reads — seats, moves, tricks, result, the running sheet, the question's header,
+    the table's description — shows them escaped."""
+    table = make_table(TableConfig(players=3, game_end=GameEnd.DEALS, game_length=2),
+                       b"names", names=list(EVIL))  # fmt: skip
+    said: list[str] = []
+    policy = TerminalPolicy(ask=lambda prompt: "", say=said.append, colour=False)
+    me, seen = table.peers[1], 0
+    while me.sheet is None or not me.sheet.lines:
+        assert step(table, Bot(contract=2, seed=3))
+        await policy.observe(me, table.events[1][seen:])
+        seen = len(table.events[1])
+        state = me.private_state()
+        if state is not None and state.current_player() == me.seat and me.hand.engine:
+            said.append(policy._header(me, state))
+    said.append(describe_table(me))
+    text = "\n".join(said)
+    assert all(safe(line) for line in text.split("\n"))
+    for name in EVIL:
+        assert for_terminal(name) in text
+    for told in ("Seats drawn, in playing order:", " plays ", " takes it", "Scores: ", "Leading: "):
+        assert told in text

@@ -46,6 +46,7 @@ from tarot_p2p.protocol.audit_report import (
     compare,
     worst,
 )
+from tarot_p2p.protocol.names import for_terminal
 
 UNREADABLE = 2
 VERIFIER_BUG = 70
@@ -132,14 +133,16 @@ def run(args: argparse.Namespace) -> int:
             "unreadable": [{"path": n, "error": e} for n, e in unreadable],
             "comparison": None if comparison is None else comparison_json(comparison),
         }
-        json.dump(document, sys.stdout, indent=1, ensure_ascii=False)
+        # ASCII only: the names in a transcript are anyone's, and JSON escapes only C0
+        # controls, while a bidi override or a line separator would reach the terminal.
+        json.dump(document, sys.stdout, indent=1, ensure_ascii=True)
         sys.stdout.write("\n")
         return code
     for name, error in unreadable:
-        print(f"tarot-p2p audit: cannot read {name}: {error}", file=sys.stderr)
+        print(f"tarot-p2p audit: cannot read {for_terminal(name)}: {error}", file=sys.stderr)
     for i, (name, report) in enumerate(zip(labels, reports, strict=True)):
         if args.quiet:
-            print(f"{name}: {headline(report)}")
+            print(f"{for_terminal(name)}: {headline(report)}")
         else:
             print(("\n" if i else "") + render(report, name))
     if comparison is not None:

@@ -30,6 +30,7 @@ from tarot_p2p.cli.house_bots import host_with_house_bots
 from tarot_p2p.cli.join import warm_up_crypto
 from tarot_p2p.cli.main import build_parser
 from tarot_p2p.cli.rule_options import add_length_options, game_length
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
 from tarot_p2p.seat.runner import Outcome, Timeouts
@@ -106,7 +107,7 @@ def render_sheet(document: dict[str, Any]) -> str:
             sheet.add_hand(line["scores"], line["note"])
         else:
             sheet.add_void(LineKind(line["kind"]), line["note"])
-    return sheet.render()
+    return sheet.render(for_terminal)
 
 
 def run(args: argparse.Namespace) -> int:

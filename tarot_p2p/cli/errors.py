@@ -29,6 +29,7 @@ from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.hello import HubRefused
 from tarot_p2p.net.joincode import JoinCodeError
 from tarot_p2p.net.noise import NoiseError
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.seat.session import LobbyTimeout, TableFull
 from tarot_p2p.ui.policy import LeftTable
 
@@ -66,7 +67,15 @@ def leaf(exc: BaseException, kinds: tuple[type[BaseException], ...]) -> BaseExce
 
 def explain(exc: BaseException, *, seated: bool = False) -> tuple[str, int] | None:
     """The message and exit status for an error a player can meet, ``None`` for any other
-    (a bug). ``seated``: the command sits at a table (its Ctrl-C keeps the seat)."""
+    (a bug). ``seated``: the command sits at a table (its Ctrl-C keeps the seat).
+
+    The message is escaped for the terminal: an error may carry what another party wrote
+    (a relay's refusal, a name in a set-up)."""
+    explained = _explain(exc, seated)
+    return None if explained is None else (for_terminal(explained[0]), explained[1])
+
+
+def _explain(exc: BaseException, seated: bool) -> tuple[str, int] | None:
     found = leaf(exc, _KNOWN)
     if found is None:
         return None
@@ -148,7 +157,7 @@ def explain(exc: BaseException, *, seated: bool = False) -> tuple[str, int] | No
 def tell(exc: Exception) -> int:
     """Print the message for ``exc``, an error raised for the player (its own words when
     :func:`explain` knows no better ones); the exit status."""
-    message, code = explain(exc) or (str(exc), 2)
+    message, code = explain(exc) or (for_terminal(str(exc)), 2)
     print(f"error: {message}", file=sys.stderr)
     return code
 

@@ -4,6 +4,11 @@ Every table you sit at is recorded in your profile's history as it is played
 (:mod:`tarot_p2p.files.history`); this command reads it. ``--rebuild`` first reads every
 table folder of the profile again (checking each transcript as ``audit`` does), for a
 history that was damaged, deleted, or kept by an older version.
+
+The text views print names the other players chose and reasons their programs wrote, read
+from tables recorded by any version: each goes through
+:func:`~tarot_p2p.protocol.names.for_terminal`, so nothing in them is obeyed by the
+terminal. The JSON views keep them as they are (JSON escapes them).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 from tarot_p2p.files.game_record import Deal, Game, PlayerTotals, Result, player_totals
 from tarot_p2p.files.history import HistoryError, load_games, open_history, rebuild
 from tarot_p2p.files.profile import Profile
+from tarot_p2p.protocol.names import for_terminal
 
 DESCRIPTION = (
     "The games you played. With nothing else: the list of your games, the most recent "
@@ -125,7 +131,7 @@ def _rebuild(path: Path, tables: Path) -> None:
         file=sys.stderr,
     )
     for folder, why in done.skipped:
-        print(f"  table {folder} left out: {why}", file=sys.stderr)
+        print(f"  table {folder} left out: {for_terminal(why)}", file=sys.stderr)
 
 
 def _choose(games: Sequence[Game], key: str) -> tuple[int, Game]:
@@ -164,18 +170,19 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _players_of(game: Game) -> str:
-    return ", ".join(f"{p.name} (you)" if p.me else p.name for p in game.players)
+    return ", ".join(for_terminal(p.name) + (" (you)" if p.me else "") for p in game.players)
 
 
 def _result(game: Game) -> str:
+    named = for_terminal(game.named) if game.named else "a player"
     if game.result is Result.FINISHED:
-        sheet = game.sheet()
-        return f"finished, won by {_names([game.players[s].name for s in sheet.winners()])}"
+        winners = [for_terminal(game.players[s].name) for s in game.sheet().winners()]
+        return f"finished, won by {_names(winners)}"
     if game.result is Result.ABANDONED:
-        return f"ended when {game.named or 'a player'} abandoned"
+        return f"ended when {named} abandoned"
     if game.result is Result.ABORTED and game.stops:
         kind = game.stops[-1].kind
-        return STOPPED.get(kind, "stopped").format(named=game.named or "a player")
+        return STOPPED.get(kind, "stopped").format(named=named)
     return "unfinished"
 
 
@@ -238,13 +245,15 @@ def _game(number: int, game: Game) -> str:
         f"Players: {_players_of(game)}",
         f"Result: {_result(game)}",
         "",
-        shown.sheet().render() if game.deals else "No deal was played.",
+        shown.sheet().render(for_terminal) if game.deals else "No deal was played.",
     ]
     if game.stops:
         lines.append("")
         lines.append("Stops:")
         lines += [
-            f"  deal {s.hand}: {s.reason}" if s.hand else f"  before the first deal: {s.reason}"
+            f"  deal {s.hand}: {for_terminal(s.reason)}"
+            if s.hand
+            else f"  before the first deal: {for_terminal(s.reason)}"
             for s in game.stops
         ]
     lines += [
@@ -263,8 +272,8 @@ def _display_names(totals: Sequence[PlayerTotals]) -> list[str]:
         counts[row.name.casefold()] = counts.get(row.name.casefold(), 0) + 1
     names = []
     for row in totals:
-        name = row.name
-        if counts[name.casefold()] > 1:
+        name = for_terminal(row.name)
+        if counts[row.name.casefold()] > 1:
             name += f" (key {row.fingerprint[:8]})"
         names.append(f"{name} (you)" if row.me else name)
     return names

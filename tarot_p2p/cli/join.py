@@ -40,6 +40,7 @@ from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.joincode import JoinCode, JoinCodeError
 from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.protocol.identity import FINGERPRINT_LEN, fingerprint
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import Abandon
 from tarot_p2p.seat.runner import BACKOFF, Outcome, Policy, Timeouts
@@ -146,6 +147,8 @@ def seat_timeouts(args: argparse.Namespace) -> Timeouts:
 
 
 def describe_table(peer: Peer) -> str:
+    """The table as a player reads it before the first deal: the rules, then every player
+    with the key they sign with (names escaped for the terminal: the others chose them)."""
     names = peer.table.setup.names
     roster = peer.table.setup.roster
     config = peer.config
@@ -158,7 +161,7 @@ def describe_table(peer: Peer) -> str:
     for i, name in enumerate(names):
         mine = " (you)" if i == peer.member else ""
         fp = fingerprint(Ed25519PublicKey.from_public_bytes(roster[i])).hex()
-        lines.append(f"  {name}{mine}  key {fp}")
+        lines.append(f"  {for_terminal(name)}{mine}  key {fp}")
     return "\n".join(lines)
 
 
@@ -167,10 +170,10 @@ def report(outcome: Outcome, peer: Peer) -> int:
     files = outcome.files
     peer = outcome.peer or peer
     if outcome.finished and peer.sheet is not None:
-        print(peer.sheet.render())
+        print(peer.sheet.render(for_terminal))
     elif outcome.abort is not None:
         abort = outcome.abort
-        print(f"Deal {abort.hand} stopped: {abort.reason}")
+        print(f"Deal {abort.hand} stopped: {for_terminal(abort.reason)}")
         if abort.kind == "violation":
             print("This table cannot go on: the proof is kept in the record below.")
         else:
@@ -193,7 +196,10 @@ async def connect_patiently(
                 return await connect(code, identity)
             except NETWORK_ERRORS as exc:
                 if attempt == 0 and show:
-                    print(f"cannot reach the table yet ({exc}); trying again...", flush=True)
+                    print(
+                        f"cannot reach the table yet ({for_terminal(str(exc))}); trying again...",
+                        flush=True,
+                    )
             await trio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
             attempt += 1
     raise LinkError(f"the table at {code.host}:{code.port} did not answer")
@@ -276,7 +282,7 @@ async def _join(
         # Finished before this program stopped: nothing to reconnect for.
         print("This table's game is over.", flush=True)
         if peer.sheet is not None:
-            print(peer.sheet.render())
+            print(peer.sheet.render(for_terminal))
         return 0
     if peer is not None:
         if show:
@@ -363,7 +369,7 @@ def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
             wrong = leaf(exc, (ValueError,))
             if wrong is None:
                 raise
-            explained = (str(wrong), 2)
+            explained = (for_terminal(str(wrong)), 2)
         message, code = explained
         print(f"\n{message}" if code == INTERRUPTED else f"error: {message}", file=sys.stderr)
         return code

@@ -21,7 +21,9 @@ from tarot_p2p.meet.discovery import (
     browse,
     lan_addresses,
     local_interfaces,
+    look_alikes,
 )
+from tarot_p2p.protocol.names import for_terminal
 
 BROWSE_SECONDS = 3.0
 CODE_EXAMPLE = "7-guitar-orbit"
@@ -47,6 +49,27 @@ def _answer(ask: Callable[[str], str], prompt: str) -> str:
         raise Left from None
 
 
+_COUNTS = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def look_alike_warning(table: LanTable, tables: list[LanTable]) -> str | None:
+    """What the list says under ``table`` when another table of ``tables`` has its name, or
+    one that reads the same (``None``: no other). Anyone on the network can announce a
+    friend's name: the player is told to ask the friend rather than guess."""
+    others = look_alikes(table, tables)
+    if not others:
+        return None
+    count = _COUNTS.get(len(others) + 1, str(len(others) + 1))
+    names = list(dict.fromkeys(for_terminal(t.host) for t in [table, *others]))
+    if len(names) == 1:
+        host = names[0]
+        return f"{count} tables are called {host}'s table: ask {host} which address is the real one"
+    return (
+        f"{count} tables have names that look alike ({', '.join(names)}): ask your friend "
+        "which address is the real one"
+    )
+
+
 def _pick(tables: list[LanTable], ask: Callable[[str], str]) -> LanTable:
     if len(tables) == 1:
         print(f"Found {tables[0].describe()}.", flush=True)
@@ -54,6 +77,9 @@ def _pick(tables: list[LanTable], ask: Callable[[str], str]) -> LanTable:
     print("Tables on your network:", flush=True)
     for number, table in enumerate(tables, 1):
         print(f"  {number}) {table.describe()}", flush=True)
+        warning = look_alike_warning(table, tables)
+        if warning is not None:
+            print(f"     warning: {warning}", flush=True)
     while True:
         text = _answer(ask, f"Which table do you join? Type its number (1 to {len(tables)}): ")
         if text.isdecimal() and 1 <= int(text) <= len(tables):
@@ -89,10 +115,9 @@ def _choose(ask: Callable[[str], str], seconds: float) -> LanChoice | None:
         )
         return None
     table = _pick(tables, ask)
+    host = for_terminal(table.host)
     while True:
-        code = _answer(
-            ask, f"Type the code {table.host} reads aloud (it looks like {CODE_EXAMPLE}): "
-        )
+        code = _answer(ask, f"Type the code {host} reads aloud (it looks like {CODE_EXAMPLE}): ")
         if code:
             return LanChoice(table, code)
 

@@ -7,6 +7,7 @@ how to say it to a player is the programs' business, in plain words and names.
 from __future__ import annotations
 
 from tarot_p2p.meet.lobby import LobbyChange
+from tarot_p2p.protocol.names import for_terminal
 
 
 def waiting_for(missing: int) -> str:
@@ -17,13 +18,15 @@ def waiting_for(missing: int) -> str:
 
 
 def lobby_news(change: LobbyChange) -> str:
-    """One line for the host about ``change``."""
+    """One line for the host about ``change``. The name is the joiner's choice: escaped for
+    the terminal here, whatever the lobby let through."""
+    name = for_terminal(change.name)
     if change.kind == "joined":
-        what = f"{change.name} joined"
+        what = f"{name} joined"
     elif change.kind == "renamed":
-        what = f"a player already seated now goes by {change.name}"
+        what = f"a player already seated now goes by {name}"
     elif change.kind == "left":
-        what = f"{change.name} left the table before it started"
+        what = f"{name} left the table before it started"
     else:
-        what = f"{change.name} stopped answering and left the table before it started"
+        what = f"{name} stopped answering and left the table before it started"
     return f"{what}; {waiting_for(change.missing)}"

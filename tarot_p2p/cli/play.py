@@ -21,6 +21,7 @@ from tarot_p2p.cli.rule_options import (
     game_length,
     rule_fields,
 )
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.audit import audit_hand, record_of
 from tarot_p2p.rules.cards import card_name
@@ -171,5 +172,5 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print()
-        print(sheet.render())
+        print(sheet.render(for_terminal))
     return 0

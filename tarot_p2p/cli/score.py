@@ -29,6 +29,7 @@ from tarot_p2p.cli.rule_options import (
     rule_fields,
     word,
 )
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.rules.cards import TOTAL_HALF_POINTS
 from tarot_p2p.rules.config import (
     TableConfig,
@@ -440,7 +441,7 @@ def _run_round(path: str, as_json: bool) -> str:
             raise InputError(f"{path}:{where}: {e}") from None
     if as_json:
         return json.dumps(sheet.to_dict(), ensure_ascii=False)
-    return sheet.render()
+    return sheet.render(for_terminal)
 
 
 def _read(path: str) -> str:

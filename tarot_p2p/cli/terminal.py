@@ -8,6 +8,10 @@ trick on demand (``l``), the partner as soon as this seat may know him, suit sym
 (in colour on a colour terminal), cards typed by name (``KH``, ``K♥``, ``T21``, ``EX``)
 as well as by number, the écart in one line with a confirmation. Input is read in a
 worker thread so the connection keeps being served while the player thinks.
+
+The other players chose their names: each name, and each line of the story that holds one,
+is escaped (:func:`~tarot_p2p.protocol.names.for_terminal`) before it is printed, so the
+only escape sequences this module prints are its own colours.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any, Final
 
 import trio
 
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.protocol.peer import Dealt, Peer, PeerEvent
 from tarot_p2p.protocol.table import ChienShown, EngineAction, HandEnded, Phase, SeatsDrawn
 from tarot_p2p.rules import actions as a
@@ -154,7 +159,7 @@ class TerminalPolicy:
 
     async def decide(self, peer: Peer, refused: str | None) -> Decision:
         if refused:
-            self._say(f"refused: {refused}")
+            self._say(f"refused: {for_terminal(refused)}")
         state = peer.private_state()
         seat = peer.seat
         assert state is not None and seat is not None
@@ -165,7 +170,7 @@ class TerminalPolicy:
             return await self._ecart(peer, state)
         if obs.trick:
             played = ", ".join(
-                f"{peer.names[s]} {self._card(c)}"
+                f"{_name(peer, s)} {self._card(c)}"
                 for s, c in zip(obs.trick_seats, obs.trick, strict=True)
             )
             self._say(f"Trick so far: {played}")
@@ -182,21 +187,23 @@ class TerminalPolicy:
             return f"call {self._card(act.card)}"
         if isinstance(act, a.Poignee):
             shown = " ".join(self._card(c) for c in sorted_cards(act.cards))
-            return f"{action_label(self.words, peer, act)}: {shown}"
-        return action_label(self.words, peer, act)
+            return f"{for_terminal(action_label(self.words, peer, act))}: {shown}"
+        return for_terminal(action_label(self.words, peer, act))
 
     def _header(self, peer: Peer, state: State) -> str:
         """Deal, contract and taker, king called and partner: always above a question."""
         seat = peer.seat
         assert seat is not None
         obs = state.observation(seat)
-        parts = [f"Deal {peer.hand.hand}", f"{peer.names[peer.hand.dealer]} deals"]
+        parts = [f"Deal {peer.hand.hand}", f"{_name(peer, peer.hand.dealer)} deals"]
         if obs.taker is not None and obs.contract is not None:
-            parts.append(f"{peer.names[obs.taker]}: {self.words(CONTRACT_KEYS[obs.contract])}")
+            parts.append(f"{_name(peer, obs.taker)}: {self.words(CONTRACT_KEYS[obs.contract])}")
         if obs.called_card is not None:
             parts.append(f"king called {self._card(obs.called_card)}")
             parts.append(
-                partner_text(self.words, peer, obs) if obs.partner_known else "partner unknown"
+                for_terminal(partner_text(self.words, peer, obs))
+                if obs.partner_known
+                else "partner unknown"
             )
         return "— " + " · ".join(parts) + " —"
 
@@ -248,11 +255,11 @@ class TerminalPolicy:
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         self.story.record(peer, events)
-        names = peer.names
         for event in events:
             if isinstance(event, SeatsDrawn):
-                order = ", ".join(peer.table.setup.names[m] for m in event.seating)
-                self._say(f"Seats drawn, in playing order: {order}. {names[0]} deals first.")
+                order = ", ".join(for_terminal(peer.table.setup.names[m]) for m in event.seating)
+                first = _name(peer, 0)
+                self._say(f"Seats drawn, in playing order: {order}. {first} deals first.")
             elif isinstance(event, Dealt):
                 cards = describe_hand(event.cards, self.colour)
                 self._say(f"\nDeal {peer.hand.hand}. Your cards: {cards}")
@@ -263,12 +270,12 @@ class TerminalPolicy:
             elif isinstance(event, HandEnded):
                 self._tell_result()
                 if peer.sheet is not None and not peer.sheet.is_over:  # else the end says it
-                    self._say(f"\n{peer.sheet.render()}\n")
+                    self._say(f"\n{peer.sheet.render(for_terminal)}\n")
         self._tell_tricks(peer)
         self._tell_partner()
 
     def _tell(self, peer: Peer, seat: int, act: a.Action) -> None:
-        name = peer.names[seat]
+        name = _name(peer, seat)
         if isinstance(act, a.Discard):
             if act.card != a.HIDDEN:
                 self._say(f"{name} puts aside {self._card(act.card)} (a trump, shown)")
@@ -282,18 +289,19 @@ class TerminalPolicy:
         result = self.story.result
         if result is None:
             return
-        self._say(f"\nDeal {result['hand']}: {result['title']}")
+        self._say(f"\nDeal {result['hand']}: {for_terminal(result['title'])}")
         for row in result["rows"]:
-            self._say(f"  {row['label']}: {row['value']}")
+            self._say(f"  {row['label']}: {for_terminal(row['value'])}")
         scores = ", ".join(
-            f"{p['name']} {'+' if p['score'] > 0 else ''}{p['score']}" for p in result["players"]
+            f"{for_terminal(p['name'])} {'+' if p['score'] > 0 else ''}{p['score']}"
+            for p in result["players"]
         )
         self._say(f"  Scores: {scores}")
 
     def _trick_line(self, peer: Peer, number: int) -> str:
         view_trick = self._tricks(peer)[number - 1]
-        cards = ", ".join(f"{peer.names[s]} {self._card(c)}" for s, c in view_trick[1])
-        return f"Trick {number}: {cards} — {peer.names[view_trick[0]]} takes it"
+        cards = ", ".join(f"{_name(peer, s)} {self._card(c)}" for s, c in view_trick[1])
+        return f"Trick {number}: {cards} — {_name(peer, view_trick[0])} takes it"
 
     def _tricks(self, peer: Peer) -> list[tuple[int, list[tuple[int, Card]]]]:
         engine = peer.hand.engine
@@ -322,7 +330,7 @@ class TerminalPolicy:
         news = self.story.partner_news
         if news is not None and news != self._partner_told:
             self._partner_told = news
-            self._say(news[1])
+            self._say(for_terminal(news[1]))
 
     async def notice(self, peer: Peer, notice: Any) -> None:
         """A status of the table (a player slow to answer, reconnecting, back), told once
@@ -338,7 +346,12 @@ class TerminalPolicy:
         )
         text = notice_text(self.words, peer, self.story)
         if text:
-            self._say(text)
+            self._say(for_terminal(text))
+
+
+def _name(peer: Peer, seat: int) -> str:
+    """The player at ``seat``, escaped for the terminal (another player chose it)."""
+    return for_terminal(peer.names[seat])
 
 
 def _try_ecart(state: State, chosen: list[Card]) -> str | None:

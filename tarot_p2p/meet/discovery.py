@@ -22,10 +22,12 @@ goodbye for a service still announced).
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import logging
 import queue
 import re
+import secrets
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -45,9 +47,9 @@ from zeroconf import (
     Zeroconf,
 )
 
-from tarot_p2p.meet.lobby import MAX_NAME
 from tarot_p2p.net.hello import MAX_CHANNEL
 from tarot_p2p.protocol.identity import FINGERPRINT_LEN
+from tarot_p2p.protocol.names import NameRefused, checked_name, for_terminal, look_alike
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +80,7 @@ class LanTable:
     """A table announced on the LAN, as read from its DNS-SD service (untrusted)."""
 
     host: str
-    """The host's name (``lobby.md`` §1 normalised)."""
+    """The host's name (``lobby.md`` §1 normalised, allowed by §1.2)."""
     channel: int
     """The rendezvous channel of the table's short code (``7`` in ``7-guitar-orbit``)."""
     seated: int
@@ -94,8 +96,9 @@ class LanTable:
         return self.addresses[0]
 
     def describe(self) -> str:
-        """One line for a player choosing a table."""
-        return f"{self.host}'s table, {self.seated} of {self.seats} seated ({self.address})"
+        """One line for a player choosing a table (the name escaped for a terminal)."""
+        host = for_terminal(self.host)
+        return f"{host}'s table, {self.seated} of {self.seats} seated ({self.address})"
 
 
 # --- the TXT record ----------------------------------------------------------------------
@@ -116,6 +119,8 @@ def txt_fields(table: LanTable) -> dict[str, str]:
         raise ValueError("a table is announced only while it has free seats")
     if len(table.fingerprint) != FINGERPRINT_LEN:
         raise ValueError(f"a hub fingerprint is {FINGERPRINT_LEN} bytes")
+    if not _is_name(table.host):
+        raise ValueError("the host's name is not one the name rule allows")
     return {
         "v": TXT_VERSION,
         "ch": str(table.channel),
@@ -152,7 +157,7 @@ def read_txt(
     channel, host, seated, fp = fields.get("ch"), fields.get("n"), fields.get("s"), fields.get("fp")
     if channel is None or not _DECIMAL.fullmatch(channel):
         return None
-    if host is None or not 0 < len(host) <= MAX_NAME or " ".join(host.split()) != host:
+    if host is None or not _is_name(host):
         return None
     if seated is None or (count := _SEATED.fullmatch(seated)) is None:
         return None
@@ -165,6 +170,14 @@ def read_txt(
     if not ipv4 or port is None or not 0 < port < 65536:
         return None
     return LanTable(host, int(channel), sitting, seats, bytes.fromhex(fp), ipv4, port)
+
+
+def _is_name(text: str) -> bool:
+    """A name as a host announces it: normalised and allowed by the name rule (§1.2)."""
+    try:
+        return checked_name(text) == text
+    except NameRefused:
+        return False
 
 
 def _is_ipv4(text: str) -> bool:
@@ -223,6 +236,55 @@ def nearest_first(addresses: Iterable[str], interfaces: Iterable[Interface]) -> 
         return 0 if any(address in n for n in mine) else 1
 
     return tuple(sorted(addresses, key=rank))
+
+
+# --- the list a player reads ------------------------------------------------------------
+
+
+def listing_order(tables: Iterable[LanTable], secret: bytes) -> list[LanTable]:
+    """``tables`` in the order a player reads them, which no announcer chooses
+    (``lobby.md`` §5.3).
+
+    Why: a stranger on the network chooses everything it announces: its name, when it
+    announces (before the friend, or again and again), the addresses in its records (on a
+    LAN often its own address too, set by hand) and its key. If any of them decided the
+    order, a stranger imitating a friend's table could always be listed first, where a
+    hurried player picks. So a table's place is a keyed hash (HMAC-SHA-256 under
+    ``secret``, drawn afresh for each listing by :func:`browse`) of what it announced:
+    without the secret nobody can aim for a place, and the order does not depend on which
+    announcement came first. Tables whose names look alike (:func:`look_alikes`) stay
+    together, at the place of the first of them, so that the warnings printed under them
+    stand side by side. The same announcement under two service names is listed once.
+    """
+    unique = list(dict.fromkeys(tables))
+    rank = {t: hmac.digest(secret, _announced(t), "sha256") for t in unique}
+    groups: dict[str, list[LanTable]] = {}
+    for table in sorted(unique, key=rank.__getitem__):
+        groups.setdefault(look_alike(table.host), []).append(table)
+    return [table for group in groups.values() for table in group]
+
+
+def _announced(table: LanTable) -> bytes:
+    """Every value of ``table``, one per line (no announced value holds a line break)."""
+    fields = (
+        table.host,
+        table.channel,
+        table.seated,
+        table.seats,
+        table.fingerprint.hex(),
+        " ".join(table.addresses),
+        table.port,
+    )
+    return "\n".join(map(str, fields)).encode()
+
+
+def look_alikes(table: LanTable, tables: Iterable[LanTable]) -> list[LanTable]:
+    """The other tables of ``tables`` whose host's name reads like ``table``'s: the same,
+    or the same once case, compatibility forms and invisible characters are set aside
+    (:func:`~tarot_p2p.protocol.names.look_alike`). A stranger may announce a friend's name;
+    the list says so instead of choosing between them."""
+    key = look_alike(table.host)
+    return [t for t in tables if t != table and look_alike(t.host) == key]
 
 
 # --- zeroconf, from trio -----------------------------------------------------------------
@@ -379,10 +441,11 @@ async def _scan(
 
 
 async def browse(timeout: float) -> list[LanTable]:
-    """Every table announced on the LAN within ``timeout`` seconds, by host name.
-    Raises :class:`LanUnavailable` when this machine cannot listen for announcements."""
+    """Every table announced on the LAN within ``timeout`` seconds, in an order no announcer
+    chooses (:func:`listing_order`). Raises :class:`LanUnavailable` when this machine cannot
+    listen for announcements."""
     found = await _scan(timeout, lambda _: False)
-    return sorted(found.values(), key=lambda t: (t.host.casefold(), t.address, t.port))
+    return listing_order(found.values(), secrets.token_bytes(32))
 
 
 async def find_channel(channel: int, timeout: float) -> tuple[str, int] | None:

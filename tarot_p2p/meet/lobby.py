@@ -38,11 +38,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, encode, load_signed
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.protocol.identity import fingerprint
+from tarot_p2p.protocol.names import MAX_NAME, NameRefused, checked_name
 from tarot_p2p.protocol.peer import Peer, read_setup
 from tarot_p2p.rules.config import TableConfig
 
 JOIN_REQUEST_DOMAIN = b"tarot-p2p/join-request/v1\x00"
-MAX_NAME = 64
 JOIN = "join"
 LEAVE = "leave"
 JOIN_AGAIN = 5.0
@@ -85,14 +85,14 @@ class LobbyRequest:
     kind: str
     """:data:`JOIN` or :data:`LEAVE`."""
     name: str
+    """The name asked for, normalised (a leave request's, which nobody reads, as sent)."""
 
 
 def clean_name(name: str) -> str:
-    """A player name as the table stores it: trimmed, 1 to 64 characters."""
-    text = " ".join(name.split())
-    if not 0 < len(text) <= MAX_NAME:
-        raise LobbyError(f"a player name has 1 to {MAX_NAME} characters")
-    return text
+    """A player name as the table stores it (``lobby.md`` §1, §1.2): normalised, 1 to 64
+    characters, none that a terminal obeys or that hides text. Raises
+    :class:`~tarot_p2p.protocol.names.NameRefused` (a ``ValueError``) saying why."""
+    return checked_name(name)
 
 
 def _request(identity: Ed25519PrivateKey, kind: str, name: str, table_id: bytes) -> bytes:
@@ -129,7 +129,12 @@ def read_lobby_request(wire: bytes, table_id: bytes) -> LobbyRequest:
         key.verify(signature, JOIN_REQUEST_DOMAIN + payload)
     except (InvalidSignature, ValueError):
         raise LobbyError("join request: bad signature") from None
-    return LobbyRequest(key, request.kind, clean_name(request.name))
+    if request.kind == LEAVE:  # its name is not read (lobby.md §1.1)
+        return LobbyRequest(key, LEAVE, request.name)
+    try:
+        return LobbyRequest(key, JOIN, clean_name(request.name))
+    except NameRefused as exc:  # lobby.md §1.2: not seated, as any request it cannot use
+        raise LobbyError(f"join request refused: {exc}") from None
 
 
 class Seating:

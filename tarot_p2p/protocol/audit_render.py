@@ -4,6 +4,10 @@ Why apart from the audit: the verdicts are protocol facts that callers (the ``au
 ``demo`` commands, tests) act on; how they are worded is presentation and changes for
 other reasons. Both views name players as the report does: in hand 0 by their place in
 the set-up (members), from hand 1 on by their drawn seat.
+
+A transcript is anyone's file, written by any version: the text view escapes every name and
+every reason it prints (:func:`~tarot_p2p.protocol.names.for_terminal`), so a name that holds
+what a terminal obeys is shown, never obeyed. The JSON view keeps them as they are.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from tarot_p2p.protocol.audit_report import (
     Status,
     TranscriptReport,
 )
+from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules.cards import CardSet, card_name, cards_of
 from tarot_p2p.rules.config import GameEnd, Penalty, TableConfig
@@ -76,9 +81,9 @@ def _describe(report: TranscriptReport, ref: RecordRef) -> str:
     if ref.slot is not None:
         parts.append(f"slot {ref.slot[0]}.{ref.slot[1]}")
     if ref.kind is not None:
-        parts.append(f"'{ref.kind}'")
+        parts.append(f"'{for_terminal(ref.kind)}'")
     if ref.seat is not None:
-        sender = report.who(ref.seat, ref.slot[0] if ref.slot else 1)
+        sender = for_terminal(report.who(ref.seat, ref.slot[0] if ref.slot else 1))
         parts.append(f"signed by {sender}" if ref.signed else f"claiming to come from {sender}")
     return " ".join(parts)
 
@@ -94,12 +99,12 @@ def _failure_line(report: TranscriptReport, failure: Failure) -> str:
     if at is not None:
         out.append(_describe(report, at) + ":")
     if failure.blamed is not None and (at is None or failure.blamed != at.seat):
-        out.append(f"it exposes {report.who(failure.blamed, _hand_of(failure))}:")
-    out.append(failure.reason)
+        out.append(f"it exposes {for_terminal(report.who(failure.blamed, _hand_of(failure)))}:")
+    out.append(for_terminal(failure.reason))
     if failure.expected is not None:
         seat, kinds, hand, phase = failure.expected
         out.append(
-            f"; {report.who(seat, hand)} was to send {' or '.join(kinds)} "
+            f"; {for_terminal(report.who(seat, hand))} was to send {' or '.join(kinds)} "
             f"(hand {hand}, phase {phase})"
         )
     return " ".join(out).replace(" ;", ";")
@@ -131,7 +136,9 @@ def _config_fields(config: TableConfig) -> dict[str, str]:
 
 
 def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
-    name = report.name
+    def name(index: int, hand: int = 1) -> str:
+        return for_terminal(report.name(index, hand))
+
     span = f"records {h.first_record}-{h.last_record}"
     if h.number == 0:
         out = [f"Hand 0 — set-up and seat draw ({span})"]
@@ -172,7 +179,7 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
         out.append(f"  shown by {name(seat)}: {_cards(cards)}")
     if h.hands is not None:
         out.append("  deal:")
-        width = max(len("chien"), *(len(m.name) for m in report.members))
+        width = max(len("chien"), *(len(for_terminal(m.name)) for m in report.members))
         for seat, cards in enumerate(h.hands):
             out.append(f"    {name(seat).ljust(width)}  {_cards(cards)}")
         out.append(f"    {'chien'.ljust(width)}  {_cards(h.chien or 0)}")
@@ -198,7 +205,8 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
             )
             for o in h.offences:
                 move = o.action_index + 1
-                out.append(f"    {name(o.seat)}: {o.rule} — {o.detail} (move {move})")
+                detail = for_terminal(o.detail)
+                out.append(f"    {name(o.seat)}: {o.rule} — {detail} (move {move})")
         else:
             out.append("  offences found by the rules audit: none")
     if h.scores is not None:
@@ -215,19 +223,20 @@ def _member_lines(report: TranscriptReport) -> list[str]:
     of a hash of it, ``wire.md`` §6)."""
     if not report.members:
         return []
-    width = max(len(m.name) for m in report.members)
+    names = [for_terminal(m.name) for m in report.members]
+    width = max(map(len, names))
     seats = report.seating
     out: list[str] = []
-    for m in report.members:
+    for m, name in zip(report.members, names, strict=True):
         seat = f"{_ordinal(seats.index(m.member) + 1)} to deal" if seats is not None else "no seat"
         label = "Players   " if not out else "          "
-        out.append(f"{label}{m.name.ljust(width)}  {seat}  identity key {m.key.hex()}")
+        out.append(f"{label}{name.ljust(width)}  {seat}  identity key {m.key.hex()}")
     return out
 
 
 def render(report: TranscriptReport, label: str = "transcript") -> str:
     """A readable report of :func:`audit_file`'s findings."""
-    out = [f"{label}: {headline(report)}"]
+    out = [f"{for_terminal(label)}: {headline(report)}"]
     if report.table_id is not None and report.binding is not None:
         out.append(f"Table     {report.table_id.hex()}")
         out.append(f"Binding   {report.binding.hex()}")
@@ -244,7 +253,7 @@ def render(report: TranscriptReport, label: str = "transcript") -> str:
         out.append("")
         out.extend(_hand_lines(report, h))
     if report.sheet is not None and report.sheet.lines:
-        out.extend(["", "Score sheet", report.sheet.render()])
+        out.extend(["", "Score sheet", report.sheet.render(for_terminal)])
     failure = report.failure
     if failure is not None and failure.evidence:
         out.extend(
@@ -288,11 +297,12 @@ def render_comparison(
 ) -> str:
     """The verdict of :func:`compare`, with the evidence of a fork."""
     if comparison.files is None:
-        return f"Files agree: {comparison.reason}"
+        return f"Files agree: {for_terminal(comparison.reason)}"
     i, j = comparison.files
     verdict = "agree" if comparison.agreement is Agreement.SAME else "DISAGREE"
-    out = [f"Files {verdict} ({labels[i]} and {labels[j]}): {comparison.reason}"]
-    for label, ref in zip((labels[i], labels[j]), comparison.evidence, strict=False):
+    first, second = for_terminal(labels[i]), for_terminal(labels[j])
+    out = [f"Files {verdict} ({first} and {second}): {for_terminal(comparison.reason)}"]
+    for label, ref in zip((first, second), comparison.evidence, strict=False):
         digest = hashlib.sha256(ref.wire).hexdigest()
         out.append(f"  {label}: {_describe(reports[i], ref)}, wire SHA-256 {digest}")
     return "\n".join(out)

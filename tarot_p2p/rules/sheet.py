@@ -18,7 +18,7 @@ Choices where the sources are silent (documented in ``docs/rules.md``):
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,15 +193,20 @@ class ScoreSheet:
             "winners": list(self.winners()),
         }
 
-    def render(self) -> str:
-        """The sheet as plain text with aligned columns, totals and the winner(s)."""
-        header = ["#", "Dealer", *self.names, "Note"]
+    def render(self, shown: Callable[[str], str]) -> str:
+        """The sheet as plain text with aligned columns, totals and the winner(s).
+
+        ``shown`` is how a text the players chose (a name, a note naming them) is printed:
+        ``tarot_p2p.protocol.names.for_terminal`` on a terminal, where a name must not be
+        obeyed (names are others' choice; this layer does not know terminals)."""
+        names = [shown(name) for name in self.names]
+        header = ["#", "Dealer", *names, "Note"]
         rows = [
             [
                 str(line.number),
-                self.names[line.dealer],
+                names[line.dealer],
                 *(_signed(s) if line.kind in SCORED else "-" for s in line.scores),
-                line.note
+                shown(line.note)
                 or ("" if line.kind is LineKind.HAND else line.kind.value.replace("_", " ")),
             ]
             for line in self._lines
@@ -217,12 +222,12 @@ class ScoreSheet:
 
         rule = "-" * len(fmt([w * "-" for w in widths]))
         out = [fmt(header), rule, *(fmt(r) for r in rows), rule, fmt(total_row)]
-        best = [self.names[s] for s in self.winners()]
-        names = best[0] if len(best) == 1 else f"{', '.join(best[:-1])} and {best[-1]}"
+        best = [names[s] for s in self.winners()]
+        leading = best[0] if len(best) == 1 else f"{', '.join(best[:-1])} and {best[-1]}"
         if self.is_over:
-            out.append(f"Game over. Winner{'s' if len(self.winners()) > 1 else ''}: {names}.")
+            out.append(f"Game over. Winner{'s' if len(self.winners()) > 1 else ''}: {leading}.")
         elif self._lines:
-            out.append(f"Leading: {names}. Next dealer: {self.names[self.dealer]}.")
+            out.append(f"Leading: {leading}. Next dealer: {names[self.dealer]}.")
         return "\n".join(out)
 
 

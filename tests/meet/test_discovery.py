@@ -4,22 +4,28 @@ publishes is either a valid table or skipped, never an exception."""
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from zeroconf import ServiceInfo
 
+from tarot_p2p.cli import lan
+from tarot_p2p.cli.lan import choose_table
 from tarot_p2p.meet.discovery import (
     SERVICE_TYPE,
     TXT_VALUE_BYTES,
     LanTable,
     lan_addresses,
+    listing_order,
     nearest_first,
     read_txt,
     txt_fields,
 )
+from tarot_p2p.protocol.names import REFUSED, look_alike, normalise
 
 FP = bytes(range(16))
 TABLE = LanTable("Zoé", 7, 2, 4, FP, ("192.168.1.20",), 40123)
@@ -35,7 +41,8 @@ def read(properties: dict[bytes, bytes | None]) -> LanTable | None:
     return read_txt(properties, ["192.168.1.20"], 40123)
 
 
-names = st.text(min_size=1, max_size=64).map(lambda s: " ".join(s.split())).filter(bool)
+letters = st.characters(blacklist_categories=tuple(REFUSED))
+names = st.text(letters, min_size=1, max_size=64).map(normalise).filter(bool)
 tables = st.builds(
     LanTable,
     host=names,
@@ -117,6 +124,10 @@ def test_any_damaged_entry_skips_the_table(key: bytes, value: bytes | None) -> N
         (b"n", b"Zo  e"),
         (b"n", b"x" * 65),
         (b"n", b"\xff\xfe"),
+        (b"n", "Zo\u200be".encode()),  # a zero-width space: refused by the name rule
+        (b"n", "Zo\u202ee".encode()),  # a bidi override
+        (b"n", b"Zo\x1b[2Je"),  # ESC
+        (b"n", "Zoe\u0301".encode()),  # not NFC ("Zoé" is announced with one é)
     ],
 )
 def test_invalid_values(key: bytes, value: bytes | None) -> None:
@@ -149,6 +160,7 @@ def test_txt_fields_refuse_what_is_never_announced() -> None:
         LanTable("Zoé", 7, 4, 4, FP, ("10.0.0.1",), 1),
         LanTable("Zoé", 7, 1, 6, FP, ("10.0.0.1",), 1),
         LanTable("Zoé", 7, 1, 4, FP[:8], ("10.0.0.1",), 1),
+        LanTable("Zo\u200bé", 7, 1, 4, FP, ("10.0.0.1",), 1),
     ):
         with pytest.raises(ValueError):
             txt_fields(bad)
@@ -156,6 +168,13 @@ def test_txt_fields_refuse_what_is_never_announced() -> None:
 
 def test_describe_is_one_line_for_a_player() -> None:
     assert TABLE.describe() == "Zoé's table, 2 of 4 seated (192.168.1.20)"
+    # A name no reader of ours lets through (another program's data may): shown, not obeyed.
+    odd = LanTable("Zo\x1b[2J\u202e", 7, 2, 4, FP, ("192.168.1.20",), 40123)
+    assert odd.describe() == "Zo\\x1b[2J\\u202e's table, 2 of 4 seated (192.168.1.20)"
+    assert lan.look_alike_warning(odd, [odd, replace(odd, port=1)]) == (
+        "two tables are called Zo\\x1b[2J\\u202e's table: ask Zo\\x1b[2J\\u202e which "
+        "address is the real one"
+    )
 
 
 INTERFACES = [
@@ -180,3 +199,65 @@ def test_nearest_address_first() -> None:
     assert nearest_first(announced, INTERFACES) == ("192.168.1.20", "10.8.0.3", "127.0.0.1")
     # Loopback is ours on every machine: it never counts as a shared network.
     assert nearest_first(["127.0.0.1", "10.8.0.3"], INTERFACES[:1]) == ("10.8.0.3", "127.0.0.1")
+
+
+# --- the list a player reads: an order no announcer chooses, look-alikes marked ----------
+
+FRIEND = LanTable("Alice", 7, 2, 4, bytes([0x9C] * 16), ("192.168.1.20",), 40123)
+SPOOFS = (
+    # The same name, the lowest address of the network, the smallest key.
+    LanTable("Alice", 7, 1, 4, bytes(16), ("192.168.1.2",), 1),
+    LanTable("ALICE", 8, 1, 4, bytes(16), ("192.168.1.3",), 1),  # another case
+    LanTable("\uff21lice", 9, 1, 4, bytes(16), ("192.168.1.4",), 1),  # a fullwidth A
+)
+SECRETS = [hashlib.sha256(b"listing %d" % i).digest() for i in range(64)]
+
+
+@pytest.mark.parametrize("spoof", SPOOFS)
+def test_a_stranger_imitating_a_friend_is_not_listed_first_by_choice(spoof: LanTable) -> None:
+    """Whatever it chooses (name, address, key, announcing first), a stranger is first only
+    as often as chance makes it, and the order does not follow the announcements' order."""
+    first = []
+    for secret in SECRETS:
+        order = listing_order([spoof, FRIEND], secret)
+        assert order == listing_order([FRIEND, spoof], secret)
+        first.append(order[0])
+    assert 16 <= first.count(FRIEND) <= 48  # 64 draws of one chance in two
+
+
+def test_look_alike_tables_stay_together_and_repeats_are_listed_once() -> None:
+    others = [
+        LanTable(name, 5, 1, 3, bytes([i] * 16), (f"10.0.0.{i}",), 2000 + i)
+        for i, name in enumerate(("Bob", "Carol", "Dan", "Eve"), 1)
+    ]
+    tables = [FRIEND, *others, *SPOOFS, SPOOFS[0]]
+    for secret in SECRETS[:16]:
+        order = listing_order(tables, secret)
+        assert len(order) == len(tables) - 1 and set(order) == set(tables)
+        alike = [i for i, t in enumerate(order) if look_alike(t.host) == "alice"]
+        assert alike == list(range(alike[0], alike[0] + 4))
+
+
+def test_tables_called_alike_are_marked_in_the_list(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bob = LanTable("Bob", 5, 1, 3, FP, ("10.0.0.9",), 2000)
+
+    async def found(seconds: float) -> list[LanTable]:
+        return listing_order([FRIEND, bob, SPOOFS[0]], SECRETS[0])
+
+    monkeypatch.setattr(lan, "browse", found)
+    answers = iter(["1", "7-guitar-orbit"])
+    assert choose_table(lambda _: next(answers), 0.1) is not None
+    out = capsys.readouterr().out.splitlines()
+    same = "two tables are called Alice's table: ask Alice which address is the real one"
+    for table in (FRIEND, SPOOFS[0]):
+        line = next(i for i, x in enumerate(out) if table.describe() in x)
+        assert out[line + 1] == f"     warning: {same}"
+    line = next(i for i, x in enumerate(out) if bob.describe() in x)
+    assert "warning" not in "".join(out[line + 1 : line + 2])
+    assert lan.look_alike_warning(SPOOFS[2], [FRIEND, *SPOOFS]) == (
+        "four tables have names that look alike (\uff21lice, Alice, ALICE): ask your friend "
+        "which address is the real one"
+    )
+    assert lan.look_alike_warning(bob, [FRIEND, bob]) is None

@@ -4,6 +4,7 @@ set-up it is offered (``tarot_p2p/meet/lobby.py``, ``protocol/lobby.md``)."""
 from __future__ import annotations
 
 import hashlib
+import re
 
 import pytest
 import trio
@@ -26,10 +27,12 @@ from tarot_p2p.net.hub import Hub
 from tarot_p2p.protocol.codec import decode, encode
 from tarot_p2p.protocol.envelope import seal
 from tarot_p2p.protocol.identity import fingerprint
+from tarot_p2p.protocol.names import NameRefused, for_terminal
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.transcript import genesis_digest
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.seat.session import LobbyTimeout, host_table, join_table
+from tests.protocol.test_names import ATTACKS
 
 TABLE = hashlib.sha256(b"lobby table").digest()
 KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x30 + i]) * 32) for i in range(5)]
@@ -57,7 +60,7 @@ def test_bad_join_requests_are_refused() -> None:
     for junk in (b"", b"\xc1", encode([payload]), encode({"k": "join"})):
         with pytest.raises(LobbyError):
             read_lobby_request(junk, TABLE)
-    with pytest.raises(LobbyError):
+    with pytest.raises(NameRefused):
         join_request(KEYS[1], "   ", TABLE)
 
 
@@ -93,6 +96,39 @@ def test_a_leave_request_frees_the_seat_at_once() -> None:
     forged = encode([payload, bytes(64)])
     assert seating.offer(forged, TABLE, 3) is None and "Ann" in seating.names
     assert seating.offer(leave_request(KEYS[1], "Ann", bytes(32)), TABLE, 3) is None
+
+
+def signed_as_typed(key: Ed25519PrivateKey, kind: str, name: str) -> bytes:
+    """A lobby request signed with ``name`` as it is, as a program without the name rule
+    (or a forger) sends it: :func:`join_request` refuses to build it."""
+    payload = encode({"i": key.public_key().public_bytes_raw(), "k": kind, "n": name, "t": TABLE})
+    return encode([payload, key.sign(JOIN_REQUEST_DOMAIN + payload)])
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_a_join_request_with_a_name_a_terminal_obeys_seats_nobody(name: str) -> None:
+    """lobby.md §1.2: the host ignores it, with the reason; the joiner's own program never
+    builds it, and says why in words."""
+    seating = Seating(3, KEYS[0].public_key(), "Host")
+    wire = signed_as_typed(KEYS[1], "join", name)
+    with pytest.raises(LobbyError, match=re.escape(ATTACKS[name][1])) as refused:
+        read_lobby_request(wire, TABLE)
+    assert str(refused.value).startswith(f'join request refused: the name "{for_terminal(name)}"')
+    assert seating.offer(wire, TABLE, 0) is None and seating.names == ["Host"]
+    with pytest.raises(NameRefused, match="Choose a name of letters"):
+        join_request(KEYS[1], name, TABLE)
+    honest = seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 1)
+    assert honest is not None and honest.names == ("Host", "Bob") and honest.missing == 1
+
+
+def test_a_renaming_to_a_refused_name_keeps_the_seat_and_its_name() -> None:
+    seating = Seating(3, KEYS[0].public_key(), "Host")
+    seating.offer(join_request(KEYS[1], "Ann", TABLE), TABLE, 0)
+    assert seating.offer(signed_as_typed(KEYS[1], "join", "Ann\x1b[2J"), TABLE, 1) is None
+    assert seating.names == ["Host", "Ann"]
+    # A leave request's name is not read (lobby.md §1.1): it frees the seat all the same.
+    left = seating.offer(signed_as_typed(KEYS[1], "leave", "Ann\u202e"), TABLE, 2)
+    assert left is not None and left.kind == "left" and seating.names == ["Host"]
 
 
 def test_a_seat_whose_requests_stop_is_freed() -> None:

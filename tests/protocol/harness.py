@@ -54,14 +54,16 @@ class Table:
         return self.keys[seating[seat]]
 
 
-def make_table(config: TableConfig, seed: bytes = b"t") -> Table:
+def make_table(config: TableConfig, seed: bytes = b"t", names: list[str] | None = None) -> Table:
+    """A table of ``config`` with fixed keys and randomness from ``seed``; its members are
+    named ``names`` (``P0``, ``P1``... unless told)."""
     keys = [
         Ed25519PrivateKey.from_private_bytes(hashlib.sha256(seed + bytes([i])).digest())
         for i in range(config.seats)
     ]
     roster = [k.public_key() for k in keys]
     table_id = hashlib.sha256(b"table" + seed).digest()
-    names = [f"P{i}" for i in range(config.seats)]
+    names = names or [f"P{i}" for i in range(config.seats)]
     rngs = [DeterministicRandom(seed + b"rng" + bytes([i])) for i in range(config.seats)]
     peers = [
         Peer(config, table_id, roster, names, seat=i, identity=keys[i], rng=rngs[i])

@@ -138,7 +138,7 @@ def test_ties_give_several_winners() -> None:
     sheet = ScoreSheet(TableConfig(game_end=GameEnd.DEALS, game_length=1), NAMES)
     sheet.add_hand((50, 50, -50, -50))
     assert sheet.winners() == (0, 1)
-    assert "Winners: Emma and Nico" in sheet.render()
+    assert "Winners: Emma and Nico" in sheet.render(str)
 
 
 def test_dead_hand_is_the_dealer_and_scores_zero() -> None:
@@ -154,7 +154,7 @@ def test_dead_hand_is_the_dealer_and_scores_zero() -> None:
 
 def test_render_and_dict() -> None:
     sheet = seed_002_round()
-    text = sheet.render()
+    text = sheet.render(str)
     lines = text.splitlines()
     assert lines[0].split() == ["#", "Dealer", *NAMES, "Note"]
     assert lines[-2].split() == ["Total", "+570", "+162", "-278", "-454"]
@@ -180,9 +180,21 @@ def test_render_and_dict() -> None:
 def test_render_void_and_running_game() -> None:
     sheet = ScoreSheet(TableConfig(game_length=2), NAMES)
     sheet.add_void(LineKind.ALL_PASS)
-    text = sheet.render()
+    text = sheet.render(str)
     assert "all pass" in text
     assert text.endswith("Leading: Emma, Nico, Pat and Léa. Next dealer: Nico.")
+
+
+def test_render_shows_every_name_and_note_through_the_function_given() -> None:
+    """The players chose the names (and a note names them): the caller says how they are
+    printed (on a terminal, escaped); the columns are aligned on what is printed."""
+    sheet = ScoreSheet(TableConfig(game_length=2), NAMES)
+    sheet.add_hand((60, -20, -20, -20), "Emma prise made")
+    lines = sheet.render(lambda text: f"<{text}>" if text else text).splitlines()
+    assert lines[0].split() == ["#", "Dealer", *(f"<{n}>" for n in NAMES), "Note"]
+    assert lines[2].split()[1] == "<Emma>" and lines[2].endswith("<Emma prise made>")
+    assert lines[-1] == "Leading: <Emma>. Next dealer: <Nico>."
+    assert len({len(line) for line in lines[1:4:2]}) == 1  # the rules span the columns
 
 
 @settings(max_examples=100)

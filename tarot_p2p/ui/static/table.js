@@ -71,7 +71,9 @@
     ws = socket;
     socket.onmessage = (event) => {
       const message = JSON.parse(event.data);
-      if (message.type === "hello") {
+      if (message.type === "error") {
+        $("status").textContent = message.text;
+      } else if (message.type === "hello") {
         hello = message;
         drawings = new Map();
         placeLabels();
@@ -94,7 +96,25 @@
       }
       document.body.classList.add("offline");
       $("status").textContent = hello ? hello.labels.disconnected : "…";
+      comeBack(1000);
     };
+  }
+
+  // The program stopped or crashed: ask for the page until it answers. Run again, it
+  // serves the same address and knows this page's cookie: the page then reloads, state
+  // and all. A program that does not know this page any more (its port was taken, so it
+  // moved with a new key) says so with a 403: the player is told where to go instead.
+  function comeBack(delay) {
+    setTimeout(() => {
+      const again = () => comeBack(Math.min(delay + 500, 2000));
+      fetch(location.pathname, { method: "HEAD", cache: "no-store" })
+        .then((answer) => {
+          if (answer.ok) location.reload();
+          else if (answer.status === 403) $("status").textContent = hello ? hello.labels.new_page : "…";
+          else again();
+        })
+        .catch(again);
+    }, delay);
   }
 
   function placeLabels() {
@@ -497,8 +517,9 @@
       leaving = true;
       send({ t: "leave" });
       $("over").hidden = true;
-      $("status").textContent = hello ? hello.labels.disconnected : "";
+      $("status").textContent = hello ? hello.labels.left_table : "";
     });
+    if (location.hash) history.replaceState(null, "", location.pathname); // an unused key
     connect();
   });
 })();

@@ -1,0 +1,135 @@
+"""The page follows its program, in a real browser: a tab left open comes back by itself
+when the same command is run again, says where to go when the program moved, and a
+player who leaves the table is told so and what to do next."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from tarot_p2p.ui.entry import PageMemory
+from tarot_p2p.ui.policy import BrowserPolicy
+
+from .conftest import enter
+
+WAITING = "Waiting for the other players…"
+LOST = "This page lost its program and waits for it."
+MOVED = "Your program was started again and its page has a new key"
+LEFT = "You left the table."
+
+
+class Program:
+    """A program's page (no game behind it) served from its own trio thread, as a
+    ``host`` or ``join`` of the table whose folder is ``table`` serves it; ``stop()`` is
+    the program's end (or its kill)."""
+
+    def __init__(self, folder: Path, table: Path) -> None:
+        self.policy = BrowserPolicy("en")
+        self.policy.server.prepare(folder, table)
+        self.table = table
+        self.address = ""
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RuntimeError("the page server did not start")
+
+    @property
+    def port(self) -> int:
+        return self.policy.server.port
+
+    async def _main(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        async with trio.open_nursery() as nursery:
+            self.address = await nursery.start(self.policy.server.serve)
+            self.policy.server.remember(self.table)
+            self._ready.set()
+            while not (self._stop.is_set() or self.policy.left.is_set()):
+                await trio.sleep(0.02)
+            nursery.cancel_scope.cancel()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+
+@pytest.fixture
+def page(chromium: Any) -> Iterator[Any]:
+    tab = chromium.new_page(viewport={"width": 1280, "height": 800})
+    yield tab
+    tab.close()
+
+
+def status_starts(page: Any, text: str) -> None:
+    page.wait_for_function(
+        "(text) => document.querySelector('#status').textContent.startsWith(text)",
+        arg=text,
+        timeout=20000,
+    )
+
+
+def test_an_open_tab_comes_back_when_the_program_is_run_again(page: Any, tmp_path: Path) -> None:
+    folder, table = tmp_path / "page", tmp_path / "table"
+    table.mkdir()
+    first = Program(folder, table)
+    enter(page, first.address)
+    status_starts(page, WAITING)
+    address = page.url
+    first.stop()  # killed, or stopped
+    status_starts(page, LOST)
+
+    again = Program(folder, table)
+    try:
+        assert again.port == first.port
+        status_starts(page, WAITING)  # reloaded by itself, with its cookie
+        assert page.url == address
+        assert again.policy.pages == 1
+    finally:
+        again.stop()
+
+
+def test_a_tab_the_program_no_longer_knows_says_where_to_go(page: Any, tmp_path: Path) -> None:
+    folder, table = tmp_path / "page", tmp_path / "table"
+    table.mkdir()
+    first = Program(folder, table)
+    enter(page, first.address)
+    status_starts(page, WAITING)
+    first.stop()
+    status_starts(page, LOST)
+    # Its port is served again, under another session (the program moved, and another
+    # one took the port): the page is told where to go instead of retrying for ever.
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    PageMemory(first.port, "another-session-that-this-tab-never-saw").save(elsewhere)
+    other = Program(folder, elsewhere)
+    try:
+        assert other.port == first.port
+        status_starts(page, MOVED)
+        assert other.policy.pages == 0
+    finally:
+        other.stop()
+
+
+def test_leaving_the_table_says_so_and_what_next(page: Any, tmp_path: Path) -> None:
+    table = tmp_path / "table"
+    table.mkdir()
+    program = Program(tmp_path / "page", table)
+    try:
+        enter(page, program.address)
+        status_starts(page, WAITING)
+        page.evaluate("document.querySelector('#leave').click()")  # the game-over dialog's
+        status_starts(page, LEFT)
+        program._thread.join(10)  # the program ends, and the page's socket with it
+        assert not program._thread.is_alive()
+        page.wait_for_timeout(1500)
+        text = page.locator("#status").inner_text()
+        assert text.startswith(LEFT) and "tarot-p2p host" in text and LOST not in text
+    finally:
+        program.stop()

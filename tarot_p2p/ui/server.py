@@ -69,8 +69,6 @@ RATE: Final = 10.0
 """A page may send ``BURST`` messages at once and ``RATE`` a second after that."""
 MAX_STRIKES: Final = 4
 """Messages refused before the page's connection is closed."""
-CLOSE_WAIT: Final = 1.0
-"""Seconds a page closed by the server has to acknowledge it."""
 STATIC: Final[dict[str, str]] = {
     "table.js": "text/javascript; charset=utf-8",
     "table.css": "text/css; charset=utf-8",
@@ -396,17 +394,6 @@ class PageSocket:
             while await self._events():
                 self.ws.receive_data(await self.stream.receive_some(RECEIVE) or None)
             nursery.cancel_scope.cancel()
-        await self._linger()
-
-    async def _linger(self) -> None:
-        """After closing, read (and drop) what still comes until the page answers or a
-        moment passes: closed with unread bytes, the socket would be reset, and the page
-        would not read why it was closed."""
-        with trio.move_on_after(CLOSE_WAIT):
-            while self.ws.state is ConnectionState.LOCAL_CLOSING:
-                self.ws.receive_data(await self.stream.receive_some(RECEIVE) or None)
-                for _ in self.ws.events():
-                    pass
 
     async def _push(self) -> None:
         version = -1
@@ -458,9 +445,9 @@ class PageSocket:
             return True
         size, text = self._size, "".join(self._parts)
         self._size, self._parts = 0, []
-        if not self._spend() or isinstance(event, BytesMessage) or size > MAX_MESSAGE:
+        if not self._spend() or size > MAX_MESSAGE:
             return await self._refuse()
-        try:
+        try:  # (a binary message, whose parts are not kept, is "": not JSON)
             message = json.loads(text)
         except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             message = None

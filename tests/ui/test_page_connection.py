@@ -16,6 +16,7 @@ from tarot_p2p.ui.entry import PageMemory
 from tarot_p2p.ui.policy import BrowserPolicy
 
 from .conftest import enter
+from .page_client import page_key
 
 WAITING = "Waiting for the other players…"
 LOST = "This page lost its program and waits for it."
@@ -62,9 +63,9 @@ class Program:
 
 @pytest.fixture
 def page(chromium: Any) -> Iterator[Any]:
-    tab = chromium.new_page(viewport={"width": 1280, "height": 800})
-    yield tab
-    tab.close()
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    yield context.new_page()
+    context.close()
 
 
 def status_starts(page: Any, text: str) -> None:
@@ -82,6 +83,14 @@ def test_an_open_tab_comes_back_when_the_program_is_run_again(page: Any, tmp_pat
     enter(page, first.address)
     status_starts(page, WAITING)
     address = page.url
+    assert "#" not in address, "the address the browser lands on holds no key"
+    enter(page, first.address)  # the file opened again: its fresh key lets it in again
+    assert page.url == address
+    pasted = page.context.new_page()  # a keyed address pasted in a tab of this browser:
+    pasted.goto(address + "#k=pasted")
+    pasted.wait_for_selector("#status", state="attached")
+    pasted.wait_for_function("() => location.hash === ''")  # the key taken out of sight
+    pasted.close()
     first.stop()  # killed, or stopped
     status_starts(page, LOST)
 
@@ -131,5 +140,25 @@ def test_leaving_the_table_says_so_and_what_next(page: Any, tmp_path: Path) -> N
         page.wait_for_timeout(1500)
         text = page.locator("#status").inner_text()
         assert text.startswith(LEFT) and "tarot-p2p host" in text and LOST not in text
+    finally:
+        program.stop()
+
+
+def test_a_used_key_lets_nobody_in_and_says_what_to_open(page: Any, tmp_path: Path) -> None:
+    table = tmp_path / "table"
+    table.mkdir()
+    program = Program(tmp_path / "page", table)
+    try:
+        keyed = f"http://127.0.0.1:{program.port}/#k=" + page_key(Path(program.address[7:]))
+        enter(page, program.address)  # the file's key, used by the player's browser
+        status_starts(page, WAITING)
+        stranger = page.context.browser.new_context()  # another browser, the key seen
+        door = stranger.new_page()
+        door.goto(keyed)
+        door.wait_for_selector("#door-used", state="visible")
+        assert "already used" in door.inner_text("body")
+        assert door.evaluate("location.hash") == "" and door.locator("#status").count() == 0
+        stranger.close()
+        assert program.policy.pages == 1
     finally:
         program.stop()

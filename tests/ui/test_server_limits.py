@@ -80,7 +80,8 @@ async def test_the_message_that_stopped_the_program(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "bad",
     [
-        frame(TEXT, b"x" * (MAX_MESSAGE + 1)),
+        text({"t": "act", "pad": "x" * MAX_MESSAGE}),  # longer than a click can be
+        frame(TEXT, b'{"t": "act"}', fin=False) + frame(0x0, b" " * MAX_MESSAGE),  # the same
         frame(BINARY, b"{}"),
         text("not json"),
         text("[1, 2]"),

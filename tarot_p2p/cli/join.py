@@ -263,8 +263,6 @@ async def _join(
     short: str | None = None
     if isinstance(target, ShortCode):
         short = target.text()
-        # The same command run again finds its table, unfinished or over (the host of a
-        # finished game no longer answers to the code).
         kept = joined_with(profile, identity, short)
         if kept is not None:
             code = JoinCode.decode(kept.code)

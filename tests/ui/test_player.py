@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 import trio
 
+from tarot_p2p.cli.join import table_folder
 from tarot_p2p.cli.main import build_parser
 from tarot_p2p.cli.player import human_policy, with_page
 from tarot_p2p.cli.terminal import TerminalPolicy
-from tarot_p2p.net.profile import Profile
+from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.profile import Profile, Ticket
+from tarot_p2p.net.words import parse as parse_short_code
 from tarot_p2p.ui import browser as opening
 from tarot_p2p.ui.browser import browser_available, show_page
 from tarot_p2p.ui.entry import PageMemory
@@ -165,3 +168,18 @@ async def test_run_again_with_no_tab_left_the_browser_is_opened(
         await show_page(again.server, open_page=True)
         assert "came back" not in capsys.readouterr().out
         assert opened == [again.entry.as_uri()]
+
+
+def test_the_table_a_join_takes_up_again_is_known_before_its_code_is_used(
+    tmp_path: Path,
+) -> None:
+    profile = Profile(tmp_path)
+    identity = profile.identity()
+    code = JoinCode("127.0.0.1", 7770, bytes(range(32)), bytes(16), bytes(16), False)
+    files = profile.seat_files(code.table_id, identity)
+    assert table_folder(profile, identity, code) == files.directory  # a long code says it
+    short = parse_short_code("7-guitar-orbit")
+    assert table_folder(profile, identity, short) is None  # a short code, the first time
+    profile.save_ticket(files, Ticket("join", code.encode(), "Bob", short=short.text()))
+    assert table_folder(profile, identity, short) == files.directory
+    assert table_folder(profile, identity, parse_short_code("8-guitar-orbit")) is None

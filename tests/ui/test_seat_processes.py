@@ -25,13 +25,13 @@ sleep 3
 """
 
 
-def host(profile: Path, *more: str) -> list[str]:
+def host(profile: Path, *more: str, bots: int = 2) -> list[str]:
     return [
         "host",
         "--players",
         "3",
         "--bots",
-        "2",
+        str(bots),
         "--deals",
         "1",
         "--listen",
@@ -150,3 +150,35 @@ async def test_the_same_command_again_serves_the_same_page(tmp_path: Path) -> No
     finally:
         again.kill()
     assert "Traceback" not in again.output()
+
+
+async def test_a_joiner_run_again_serves_the_same_page(tmp_path: Path) -> None:
+    hosting = Program(
+        host(tmp_path / "host", "--bot", bots=1),
+        tmp_path / "host.log",
+    )
+    joiner: Program | None = None
+    try:
+        found = await until("the code", lambda: re.search(r"join code: (\S+)", hosting.output()))
+        assert isinstance(found, re.Match)
+        join = ["join", found.group(1), "--no-open", "--profile", str(tmp_path / "bob")]
+        joiner = Program([*join, "--name", "Bob"], tmp_path / "bob.log")
+        entry = await until("the page's address", lambda: entry_of(joiner))
+        assert isinstance(entry, Path)
+        port = int(entry.name.removeprefix("page-").removesuffix(".html"))
+        cookie = await enter(port, page_key(entry))
+        assert cookie is not None
+        await until("the game", lambda: "Table " in joiner.output())
+        joiner.kill()
+
+        joiner = Program([*join, "--name", "Bob"], tmp_path / "bob-again.log")
+        again = await until("the page's address again", lambda: entry_of(joiner))
+        assert again == entry, "the same port"
+        sock = await open_socket(port, cookie=cookie)
+        assert isinstance(sock, Socket)
+        await sock.until(2)
+        await sock.aclose()
+    finally:
+        if joiner is not None:
+            joiner.kill()
+        hosting.kill()

@@ -18,12 +18,19 @@ forwarded; it too works once.
 
 A table keeps its page's port and session (``page.json`` in the table's folder, 0600).
 The same command run again, after a stop or a crash, listens on that port and knows that
-session, so a tab still open comes back by itself. When the port is taken the page moves
-to another one with a new session: whoever held the port may have read the old cookie.
+session, so a tab still open comes back by itself. But while the program is down, anyone
+on the machine may listen on its port, and a browser sends a cookie to whoever answers
+at its address (the port is part of it). So a tab that lost its program does not send its
+cookie again until the program answering has proved it is its own: the page holds a
+*proof key* (derived from the session, given over the WebSocket, never stored) and asks
+``/alive`` with a fresh nonce and no cookie; only a program that knows the session
+answers with the nonce's HMAC under that key. When the port is taken the page moves to
+another one with a new session: whoever held the port may have seen the old cookie.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import os
@@ -43,6 +50,17 @@ ENTRY_FOLDER: Final = "page"
 def new_secret() -> str:
     """A key or a session: 192 random bits, in characters safe in a URL and a cookie."""
     return secrets.token_urlsafe(24)
+
+
+def proof_key(session: str) -> bytes:
+    """The key a page checks its program with (see the module docstring)."""
+    return hmac.new(session.encode("ascii"), b"tarot-p2p page proof", hashlib.sha256).digest()
+
+
+def alive_proof(session: str, nonce: str) -> str:
+    """What the program answers to a page's ``/alive`` question: the nonce's HMAC under
+    the proof key, in hex (the page computes the same with the Web Crypto API)."""
+    return hmac.new(proof_key(session), nonce.encode("ascii"), hashlib.sha256).hexdigest()
 
 
 def same_secret(given: str, expected: str) -> bool:

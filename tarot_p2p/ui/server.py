@@ -47,7 +47,14 @@ from wsproto.events import (
     TextMessage,
 )
 
-from tarot_p2p.ui.entry import EntryFile, PageMemory, new_secret, same_secret
+from tarot_p2p.ui.entry import (
+    EntryFile,
+    PageMemory,
+    alive_proof,
+    new_secret,
+    proof_key,
+    same_secret,
+)
 from tarot_p2p.ui.i18n import Words
 
 log = logging.getLogger(__name__)
@@ -292,6 +299,8 @@ class PageServer:
             return NOT_FOUND
         if path == "/door.js":
             return Reply(200, _asset("door.js"), STATIC["table.js"])
+        if path == "/alive":
+            return self._alive(request)
         known = self._known(request)
         if path == "/":
             return Reply(200, _asset("index.html"), HTML) if known else self._door()
@@ -318,6 +327,14 @@ class PageServer:
             page = page.replace("{" + key + "}", html.escape(words(key)))
         page = page.replace("{lang}", words.lang)
         return Reply(403, page.encode(), HTML)
+
+    def _alive(self, request: h11.Request) -> Reply:
+        """The proof a page asks for before it sends its cookie again (:mod:`.entry`)."""
+        query = request.target.partition(b"?")[2].decode("ascii", "replace")
+        nonce = query.removeprefix("n=")
+        if not (query.startswith("n=") and 16 <= len(nonce) <= 64 and nonce.isalnum()):
+            return NOT_FOUND
+        return Reply(200, alive_proof(self.session, nonce).encode())
 
     def _enter(self, request: h11.Request, body: bytes) -> Reply:
         """The key's exchange for the session cookie (posted by the door page's script)."""
@@ -353,7 +370,7 @@ class PageServer:
         for _ in ws.events():  # its own view of the request, checked above
             pass
         await stream.send_all(ws.send(AcceptConnection()))
-        page = PageSocket(self.table, stream, ws)
+        page = PageSocket(self.table, stream, ws, proof_key(self.session))
         self.pages += 1
         self.page_came.set()
         self.table.connected(1)
@@ -365,7 +382,8 @@ class PageServer:
 
 
 class PageSocket:
-    """One page's WebSocket, once accepted: views out, clicks in, misbehaviour bounded.
+    """One page's WebSocket, once accepted: the proof key (:mod:`.entry`) and the views
+    out, clicks in, misbehaviour bounded.
 
     A message is refused (an error to this page, nothing to the game) when it is binary,
     longer than :data:`MAX_MESSAGE`, faster than the rate allows, or not a JSON object;
@@ -373,8 +391,11 @@ class PageSocket:
     the connection. Messages are counted as they arrive, never held whole beyond the
     limit."""
 
-    def __init__(self, table: Table, stream: trio.SocketStream, ws: wsproto.WSConnection) -> None:
+    def __init__(
+        self, table: Table, stream: trio.SocketStream, ws: wsproto.WSConnection, proof: bytes
+    ) -> None:
         self.table = table
+        self.proof = proof
         self.stream = stream
         self.ws = ws
         self.strikes = 0
@@ -386,6 +407,7 @@ class PageSocket:
 
     async def run(self, early: bytes) -> None:
         """Serve until either side closes; ``early``: bytes that came with the request."""
+        await self._send(TextMessage(json.dumps({"type": "proof", "key": self.proof.hex()})))
         await self._send(TextMessage(self.table.hello()))
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._push)

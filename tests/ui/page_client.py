@@ -5,7 +5,10 @@ server with a stand-in table run for the length of a test."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import json
+import secrets
 import stat
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -115,6 +118,18 @@ async def enter(port: int, key: str) -> str | None:
     if answer.status != 204:
         return None
     return answer.headers[b"set-cookie"].decode().split(";", 1)[0]
+
+
+async def proves(port: int, key: str) -> bool:
+    """What the tab of a lost program asks before it sends its cookie again: does the
+    program at ``port`` know the proof key ``key`` (hex)? (no cookie is sent)"""
+    nonce = secrets.token_hex(16)
+    try:
+        answer = await http(port, "GET", f"/alive?n={nonce}")
+    except OSError:
+        return False
+    expected = hmac.new(bytes.fromhex(key), nonce.encode(), hashlib.sha256).hexdigest()
+    return answer.status == 200 and answer.body.decode() == expected
 
 
 def mode(path: Path) -> int:

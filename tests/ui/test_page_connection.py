@@ -4,6 +4,7 @@ player who leaves the table is told so and what to do next."""
 
 from __future__ import annotations
 
+import http.server
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -124,6 +125,59 @@ def test_a_tab_the_program_no_longer_knows_says_where_to_go(page: Any, tmp_path:
         assert other.policy.pages == 0
     finally:
         other.stop()
+
+
+class Stranger(http.server.ThreadingHTTPServer):
+    """Another user's program on the port of a program that is down: it answers every
+    request, and keeps the cookies it was sent."""
+
+    def __init__(self, port: int) -> None:
+        self.seen: list[tuple[str, str | None]] = []
+        seen = self.seen
+
+        class Answer(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                seen.append((self.path, self.headers.get("Cookie")))
+                body = b"0" * 64
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_HEAD = do_GET
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", port), Answer)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+def test_a_stranger_on_the_port_of_a_stopped_program_gets_no_cookie(
+    page: Any, tmp_path: Path
+) -> None:
+    table = tmp_path / "table"
+    table.mkdir()
+    program = Program(tmp_path / "page", table)
+    enter(page, program.address)
+    status_starts(page, WAITING)
+    page.evaluate("window.sameDocument = true")
+    program.stop()
+    stranger = Stranger(program.port)
+    try:
+        status_starts(page, MOVED)  # asked for a proof, and got none
+        page.wait_for_timeout(2500)  # and asked again
+        assert len(stranger.seen) >= 2 and all(
+            path.startswith("/alive?n=") for path, _ in stranger.seen
+        )
+        assert all(cookie is None for _, cookie in stranger.seen)
+        assert page.evaluate("window.sameDocument") is True  # not reloaded
+    finally:
+        stranger.close()
 
 
 def test_leaving_the_table_says_so_and_what_next(page: Any, tmp_path: Path) -> None:

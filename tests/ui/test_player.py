@@ -140,7 +140,7 @@ async def test_run_again_the_tab_left_open_comes_back_instead_of_a_new_one(
             await trio.sleep(0.3)  # the tab's next try
             sock = await open_socket(again.port, cookie=cookie)
             assert isinstance(sock, Socket)
-            await sock.until(2)
+            await sock.until(3)
             await sock.aclose()
 
         nursery.start_soon(tab)

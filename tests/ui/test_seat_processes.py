@@ -15,7 +15,7 @@ import trio
 from tests.net import test_resume_processes as processes
 from tests.net.test_resume_processes import Program
 
-from .page_client import Socket, enter, http, open_socket, page_key
+from .page_client import Socket, enter, http, open_socket, page_key, proves
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
 
@@ -101,7 +101,8 @@ async def test_the_key_is_in_no_command_line_and_works_once(
         assert await enter(port, key) is None, "the key works once"
         sock = await open_socket(port, cookie=cookie)
         assert isinstance(sock, Socket)
-        hello, *_ = await sock.until(2)
+        proof, hello, *_ = await sock.until(3)
+        assert proof["type"] == "proof"
         assert hello["type"] == "hello" and len(hello["cards"]) == 78
         await sock.aclose()
     finally:
@@ -121,6 +122,7 @@ async def test_the_same_command_again_serves_the_same_page(tmp_path: Path) -> No
         assert cookie is not None
         sock = await open_socket(port, cookie=cookie)
         assert isinstance(sock, Socket)
+        key = (await sock.until(1))[0]["key"]
         await until("the game", lambda: "Table " in program.output())
         await sock.aclose()
     finally:
@@ -131,20 +133,14 @@ async def test_the_same_command_again_serves_the_same_page(tmp_path: Path) -> No
         entry = await until("the page's address again", lambda: entry_of(again))
         assert entry == profile / "page" / f"page-{port}.html", "the same port"
 
-        # The tab left open asks for the page until it answers, then reloads: its cookie
-        # still works, and the program does not open another.
-        async def asked() -> bool:
-            try:
-                return (await http(port, "HEAD", "/", cookie=cookie)).status == 200
-            except OSError:
-                return False
-
+        # The tab left open asks until its own program proves it is back, then reloads:
+        # its cookie still works, and the program does not open another tab.
         with trio.fail_after(30):
-            while not await asked():
+            while not await proves(port, key):
                 await trio.sleep(0.2)
         sock = await open_socket(port, cookie=cookie)
         assert isinstance(sock, Socket)
-        await sock.until(2)
+        await sock.until(3)
         await until("the page came back", lambda: "your page came back by itself" in again.output())
         await sock.aclose()
     finally:
@@ -176,7 +172,7 @@ async def test_a_joiner_run_again_serves_the_same_page(tmp_path: Path) -> None:
         assert again == entry, "the same port"
         sock = await open_socket(port, cookie=cookie)
         assert isinstance(sock, Socket)
-        await sock.until(2)
+        await sock.until(3)
         await sock.aclose()
     finally:
         if joiner is not None:

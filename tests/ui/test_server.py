@@ -7,9 +7,9 @@ from pathlib import Path
 
 import trio
 
-from tarot_p2p.ui.entry import PAGE_FILE, PageMemory
+from tarot_p2p.ui.entry import PAGE_FILE, PageMemory, proof_key
 
-from .page_client import Socket, enter, http, mode, open_socket, page_key, served
+from .page_client import Socket, enter, http, mode, open_socket, page_key, proves, served
 
 
 async def test_the_entry_file_is_the_players_alone(tmp_path: Path) -> None:
@@ -109,7 +109,8 @@ async def test_only_the_cookie_host_and_origin_get_in(tmp_path: Path) -> None:
 
         good = await open_socket(port, cookie=cookie)
         assert isinstance(good, Socket)
-        assert (await good.until(2))[:2] == [
+        assert (await good.until(3))[:3] == [
+            {"type": "proof", "key": proof_key(s.server.session).hex()},
             {"type": "hello"},
             {"type": "view", "view": None},
         ]
@@ -124,6 +125,26 @@ async def test_only_the_cookie_host_and_origin_get_in(tmp_path: Path) -> None:
             {"cookie": cookie, "target": "/other"},
         ):
             assert await open_socket(port, **refused) == 403, refused  # type: ignore[arg-type]
+
+
+async def test_a_program_proves_to_its_page_that_it_is_its_own(tmp_path: Path) -> None:
+    async with served(tmp_path) as s:
+        port = s.port
+        sock = await open_socket(port, cookie=await s.cookie())
+        assert isinstance(sock, Socket)
+        key = (await sock.until(1))[0]["key"]
+        await sock.aclose()
+        assert await proves(port, key)  # asked without the cookie, answered all the same
+        assert not await proves(port, proof_key("another session").hex())
+        for query in (
+            "",
+            "?n=",
+            "?n=short",
+            "?n=" + "a" * 65,
+            "?n=" + "%C3%A9" * 10,
+            "?x=" + "a" * 20,
+        ):
+            assert (await http(port, "GET", "/alive" + query)).status == 404, query
 
 
 async def test_a_table_keeps_its_page_for_the_next_run(tmp_path: Path) -> None:

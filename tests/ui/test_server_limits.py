@@ -43,7 +43,7 @@ def errors(sock: Socket) -> list[dict[str, Any]]:
 async def page(s: Served) -> Socket:
     sock = await open_socket(s.port, cookie=await s.cookie())
     assert isinstance(sock, Socket)
-    await sock.until(2)  # the hello and the view
+    await sock.until(3)  # the proof key, the hello and the view
     return sock
 
 
@@ -67,7 +67,7 @@ async def test_the_message_that_stopped_the_program(tmp_path: Path) -> None:
         await sock.send(frame(BINARY, b"x" * (MAX_MESSAGE + 1000)))
         await trio.sleep(0.1)
         await sock.send(text("hello"))
-        await sock.until(4)
+        await sock.until(5)
         assert errors(sock) == [{"type": "error", "text": REFUSED}] * 2
         await sock.send(text(CLICK))  # the page goes on
         with trio.fail_after(10):
@@ -97,7 +97,7 @@ async def test_a_message_the_game_cannot_take_is_refused_to_that_page(
     async with served(tmp_path) as s:
         sock = await page(s)
         await sock.send(bad)
-        await sock.until(3)
+        await sock.until(4)
         assert errors(sock) == [{"type": "error", "text": REFUSED}]
         assert s.table.taken == [] and sock.closed is None
         await sock.send(text(CLICK))

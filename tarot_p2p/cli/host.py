@@ -38,7 +38,7 @@ from tarot_p2p.cli.join import (
 )
 from tarot_p2p.cli.lan import HostOnLan
 from tarot_p2p.cli.lobby_news import lobby_news, waiting_for
-from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
+from tarot_p2p.cli.player import add_ui_options, human_policy, remember_page, with_page
 from tarot_p2p.cli.rule_options import (
     add_length_options,
     add_rule_options,
@@ -320,6 +320,7 @@ async def _host(
         print(f"join code: {code.encode()}", flush=True)
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
         profile.save_ticket(files, replace(saved, config=config_hex))
+        remember_page(policy, files.directory)
         if peer is None:
             print(f"{waiting_for(config.players - 1)}...", flush=True)
             if isinstance(policy, BrowserPolicy):
@@ -408,5 +409,6 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
     policy = BotPolicy(args.seed, args.level, args.think) if args.bot else human_policy(args)
-    main = with_page(policy, _host)
+    table = resume.files.directory if resume is not None else None
+    main = with_page(policy, _host, args, profile, table)
     return run_seat(main, args, config, name, policy, timeouts, relay, profile, resume)

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tarot_p2p.cli.errors import INTERRUPTED, NETWORK_ERRORS, explain, leaf, tell
 from tarot_p2p.cli.lan import LanChoice, choose_table
-from tarot_p2p.cli.player import add_ui_options, human_policy, with_page
+from tarot_p2p.cli.player import add_ui_options, human_policy, remember_page, with_page
 from tarot_p2p.files.game_record import rules_summary
 from tarot_p2p.files.profile import Profile, ProfileError, Ticket, default_root
 from tarot_p2p.files.tables_cache import load_tables
@@ -232,6 +232,30 @@ async def invitation_for(short: ShortCode, relay: Address | None, show: bool) ->
     return replace(invitation, code=replace(invitation.code, host=where.host, port=where.port))
 
 
+def joined_with(profile: Profile, identity: Ed25519PrivateKey, short: str) -> Ticket | None:
+    """The ticket of the table this identity joined with the short code ``short``, if
+    any: the same command run again finds its table, unfinished or over (the host of a
+    finished game no longer answers to the code)."""
+    for t in profile.tables_of(identity):
+        ticket = t.ticket
+        usable = t.resumable or t.finished
+        if ticket is not None and ticket.role == "join" and ticket.short == short and usable:
+            return ticket
+    return None
+
+
+def table_folder(
+    profile: Profile, identity: Ed25519PrivateKey, target: JoinCode | ShortCode
+) -> Path | None:
+    """Where the table of ``target`` is kept, when it is known before the code is used."""
+    if isinstance(target, ShortCode):
+        kept = joined_with(profile, identity, target.text())
+        if kept is None:
+            return None
+        target = JoinCode.decode(kept.code)
+    return profile.seat_files(target.table_id, identity).directory
+
+
 async def _join(
     target: JoinCode | ShortCode,
     name: str,
@@ -246,19 +270,10 @@ async def _join(
     short: str | None = None
     if isinstance(target, ShortCode):
         short = target.text()
-        # The same command run again finds its table, unfinished or over (the host of a
-        # finished game no longer answers to the code).
-        kept = [
-            t.ticket
-            for t in profile.tables_of(identity)
-            if t.ticket is not None
-            and t.ticket.role == "join"
-            and t.ticket.short == short
-            and (t.resumable or t.finished)
-        ]
-        if kept:
-            code = JoinCode.decode(kept[0].code)
-            hub_fingerprint = bytes.fromhex(kept[0].host_key) if kept[0].host_key else None
+        kept = joined_with(profile, identity, short)
+        if kept is not None:
+            code = JoinCode.decode(kept.code)
+            hub_fingerprint = bytes.fromhex(kept.host_key) if kept.host_key else None
         else:
             invitation = await invitation_for(target, relay, show)
             code = invitation.code
@@ -270,6 +285,7 @@ async def _join(
     host_key = None if hub_fingerprint is None else hub_fingerprint.hex()
     ticket = Ticket("join", code.encode(), name, code.relay, host_key, short=short)
     profile.save_ticket(files, ticket)
+    remember_page(policy, files.directory)
     peer = resume_seat(files, identity)
     # The fixed-base tables (about 2 s) are built before we sit: nobody's clock starts
     # on a peer that is not ready.
@@ -351,9 +367,10 @@ def run_joiner(
                 pinned = target.hub_fingerprint
         timeouts = seat_timeouts(args)
         name = clean_name(args.name or (getpass.getuser() if show else "bot"))
+        table = table_folder(profile, profile.identity(), target)
     except (JoinCodeError, LobbyError, ValueError, ProfileError) as exc:
         return tell(exc)
-    main = with_page(policy, _join)
+    main = with_page(policy, _join, args, profile, table)
     return run_seat(main, target, name, policy, profile, timeouts, pinned, show, relay)
 
 

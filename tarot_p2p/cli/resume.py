@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         common += ["--profile", str(args.profile)]
     if args.lang:
         common += ["--lang", args.lang]
+    if args.no_open:
+        common.append("--no-open")
     if ticket.role == "host":
         argv = ["host", "--table", chosen.files.directory.name, *common]
     else:

@@ -40,7 +40,34 @@ _FR: Final[dict[str, str]] = {
     "score": "Résultat de la donne",
     "chart": "Totaux au fil des donnes",
     "connecting": "Connexion à votre pair…",
-    "disconnected": "La page n'est plus reliée à votre pair (programme arrêté ?).",
+    "disconnected": (
+        "La page a perdu son programme : elle l'attend. Si vous l'avez arrêté, relancez la "
+        "même commande pour reprendre votre place."
+    ),
+    "new_page": (
+        "Votre programme a été relancé et sa page a une nouvelle clé : utilisez la page qu'il "
+        "a ouverte (ou le fichier écrit après « your table: » dans son terminal). Vous pouvez "
+        "fermer celle-ci."
+    ),
+    "left_table": (
+        "Vous avez quitté la table. Votre feuille de marque et l'enregistrement de la partie "
+        "sont gardés (tarot-p2p history liste vos parties). Pour rejouer : tarot-p2p host, ou "
+        "tarot-p2p join avec le code d'un ami. Vous pouvez fermer cette page."
+    ),
+    "page_refused": (
+        "Le programme a ignoré un message de cette page (trop long, trop rapide ou "
+        "incompréhensible)."
+    ),
+    "door_title": "Tarot : cette table est privée",
+    "door_text": (
+        "Cette page est à la personne dont le programme l'a ouverte. Pour y entrer, ouvrez "
+        "dans un navigateur de cet ordinateur le fichier que tarot-p2p a écrit dans son "
+        "terminal après « your table: »."
+    ),
+    "door_used": (
+        "Cette clé a déjà servi (elle ne sert qu'une fois). Rouvrez la table avec le fichier "
+        "que tarot-p2p a écrit dans son terminal après « your table: »."
+    ),
     "draw": "Tirage des places…",
     "dealing": "Donne {hand} : chaque joueur mélange le paquet masqué, preuve à l'appui…",
     "waiting_table": "En attente des autres joueurs…",
@@ -188,7 +215,32 @@ _EN: Final[dict[str, str]] = {
     "score": "Result of the deal",
     "chart": "Totals over the deals",
     "connecting": "Connecting to your peer…",
-    "disconnected": "This page lost its peer (was the program stopped?).",
+    "disconnected": (
+        "This page lost its program and waits for it. If you stopped it, run the same "
+        "command again to take your seat back."
+    ),
+    "new_page": (
+        "Your program was started again and its page has a new key: use the page it opened "
+        '(or the file printed after "your table:" in its terminal). You can close this one.'
+    ),
+    "left_table": (
+        "You left the table. Your score sheet and the game's record are kept (tarot-p2p "
+        "history lists your games). To play again: tarot-p2p host, or tarot-p2p join with a "
+        "friend's code. You can close this page."
+    ),
+    "page_refused": (
+        "The program ignored a message from this page (too long, too fast, or not understood)."
+    ),
+    "door_title": "Tarot: this table is private",
+    "door_text": (
+        "This page belongs to the player whose program opened it. To get in, open the file "
+        'that tarot-p2p printed in its terminal after "your table:", in a browser on this '
+        "computer."
+    ),
+    "door_used": (
+        "This key was already used (it works once). Open the table again with the file "
+        'that tarot-p2p printed in its terminal after "your table:".'
+    ),
     "draw": "Drawing the seats…",
     "dealing": "Deal {hand}: every player shuffles the masked deck, with a proof…",
     "waiting_table": "Waiting for the other players…",

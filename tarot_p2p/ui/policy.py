@@ -14,9 +14,9 @@ goes to the peer at once.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
-import webbrowser
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeVar
 
@@ -29,6 +29,7 @@ from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import DECK_SIZE, mask_of
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.seat.runner import Decision, Ecart
+from tarot_p2p.ui.browser import show_page
 from tarot_p2p.ui.cards import back_svg, card_svg
 from tarot_p2p.ui.i18n import LANGUAGES, Words, system_language
 from tarot_p2p.ui.server import PageServer
@@ -64,6 +65,8 @@ LABELS: Final = (
     "ecart_shown",
     "waiting_table",
     "copy",
+    "left_table",
+    "new_page",
 )
 """Words the page places itself (buttons, headings)."""
 
@@ -248,13 +251,12 @@ async def play_in_browser(
     *args: object,
     open_page: bool = True,
 ) -> T:
-    """Serve ``policy``'s page (opening the browser on it) while ``main(*args)`` plays;
-    afterwards keep it until the player leaves it (at most :data:`PAGE_LINGER` s)."""
+    """Serve ``policy``'s page (its address printed, the browser opened on it unless
+    ``open_page`` is false) while ``main(*args)`` plays; afterwards keep it until the
+    player leaves it (at most :data:`PAGE_LINGER` s)."""
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(policy.server.serve)
-        print(f"your table: {url}", flush=True)
-        if open_page:
-            await trio.to_thread.run_sync(webbrowser.open, url)
+        await nursery.start(policy.server.serve)
+        await nursery.start(functools.partial(show_page, policy.server, open_page=open_page))
         result = await _unless_quit(policy, main, *args)
         if policy.pages:  # the page shows the final sheet until the player leaves it
             print("the game is over: leave the table in the page (or press Ctrl-C)", flush=True)
@@ -286,16 +288,3 @@ async def _unless_quit(
     if not done:
         raise LeftTable
     return done[0]
-
-
-TEXT_BROWSERS: Final = frozenset({"www-browser", "links", "links2", "elinks", "lynx", "w3m"})
-"""Browsers that would take over the terminal the game is printing to."""
-
-
-def browser_available() -> bool:
-    """True when the ``webbrowser`` module can open a page in a graphical browser here."""
-    try:
-        browser = webbrowser.get()
-    except webbrowser.Error:
-        return False
-    return getattr(browser, "name", "") not in TEXT_BROWSERS

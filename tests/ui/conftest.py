@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -101,6 +102,14 @@ class Game:
         self._data.cleanup()
 
 
+def enter(page: Any, address: str) -> None:
+    """Open the page as the program has the browser do: its entry file, which leads on to
+    the table's plain address once its one-time key is exchanged for the cookie."""
+    page.goto(address)
+    page.wait_for_url(re.compile(r"^http://127\.0\.0\.1:\d+/$"))
+    page.wait_for_selector("#status", state="attached")  # not the door page: the table's
+
+
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Any]:
     try:
@@ -159,7 +168,7 @@ def table(
         page = chromium.new_page(viewport={"width": 1360, "height": 860})
         t = Table(page, game)
         made.append(t)
-        page.goto(game.url)
+        enter(page, game.url)
         return t
 
     yield make

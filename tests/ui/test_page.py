@@ -123,9 +123,12 @@ def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
     assert "Partie terminée" in page.locator("#over-text").inner_text()
     check_no_secret(t)
     # The transcript offered for download is this seat's, as saved and audited.
-    download = page.request.get(t.game.url + "transcript.tp2p")
+    download = page.request.get(page.url + "transcript.tp2p")
     assert download.ok and download.body() == t.game.outcome.files.transcript.read_bytes()
-    page.click("#leave")
+    page.click("#leave")  # the page says the player left, not that it lost its program
+    page.wait_for_function(
+        "() => document.querySelector('#status').textContent.startsWith('Vous avez quitté')"
+    )
 
 
 @dataclass(frozen=True)

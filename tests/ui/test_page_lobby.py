@@ -18,6 +18,8 @@ from tarot_p2p.meet.lobby import JOIN, LEAVE, read_lobby_request
 from tarot_p2p.seat.session import join_table
 from tarot_p2p.ui.policy import BrowserPolicy, LeftTable, play_in_browser
 
+from .conftest import enter
+
 
 class LobbyPage:
     """A policy's page served from its own trio thread, with no game behind it yet."""
@@ -68,7 +70,7 @@ def test_the_lobby_list_follows_who_comes_and_goes(lobby: tuple[LobbyPage, Any])
     served, page = lobby
     served.invite("tarot-p2p join tp2p1-abc")
     served.seated(["Emma"], 3)
-    page.goto(served.url)
+    enter(page, served.url)
     page.wait_for_function("() => document.querySelector('#seated').textContent.includes('Emma')")
     assert not page.locator("#lobby").is_hidden()
     served.seated(["Emma", "Nico", "Pat"], 1)
@@ -85,7 +87,7 @@ def test_a_joiner_may_leave_from_the_page_before_the_start(
     lobby: tuple[LobbyPage, Any],
 ) -> None:
     served, page = lobby
-    page.goto(served.url)  # a joiner's page: no table yet
+    enter(page, served.url)  # a joiner's page: no table yet
     page.wait_for_function("() => !document.querySelector('#quit').hidden")
     assert page.locator("#quit").inner_text() == "Leave"
     page.click("#quit")

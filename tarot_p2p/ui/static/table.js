@@ -7,6 +7,7 @@
   let hello = null;
   let view = null;
   let ws = null;
+  let proof = null; // the key this page checks its program with (see comeBack)
   let leaving = false;
   let quitting = false;
   let showLast = false;
@@ -71,7 +72,11 @@
     ws = socket;
     socket.onmessage = (event) => {
       const message = JSON.parse(event.data);
-      if (message.type === "hello") {
+      if (message.type === "proof") {
+        proof = message.key;
+      } else if (message.type === "error") {
+        $("status").textContent = message.text;
+      } else if (message.type === "hello") {
         hello = message;
         drawings = new Map();
         placeLabels();
@@ -94,7 +99,42 @@
       }
       document.body.classList.add("offline");
       $("status").textContent = hello ? hello.labels.disconnected : "…";
+      comeBack(1000);
     };
+  }
+
+  // The program stopped or crashed: ask until it answers. Run again, it serves the same
+  // address and knows this page's cookie: the page then reloads, state and all. But while
+  // it was down anyone could have taken its port, and a reload sends the cookie to whoever
+  // answers: so the page first asks, without its cookie, for a proof that the program
+  // there is its own (an HMAC of a fresh nonce under the key it gave this page). A
+  // program that cannot prove it (its port was taken, so it moved with a new key) is not
+  // this page's any more: the player is told where to go instead.
+  function comeBack(delay) {
+    setTimeout(() => {
+      const again = () => comeBack(Math.min(delay + 500, 2000));
+      isOwnProgram()
+        .then((own) => {
+          if (own) {
+            location.reload();
+            return;
+          }
+          $("status").textContent = hello ? hello.labels.new_page : "…";
+          again();
+        })
+        .catch(again); // nobody answers yet
+    }, delay);
+  }
+
+  async function isOwnProgram() {
+    const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    const nonce = hex(crypto.getRandomValues(new Uint8Array(16)));
+    const answer = await fetch("alive?n=" + nonce, { credentials: "omit", cache: "no-store" });
+    if (!answer.ok || !proof) return false;
+    const raw = new Uint8Array(proof.match(/../g).map((h) => parseInt(h, 16)));
+    const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(nonce));
+    return hex(new Uint8Array(mac)) === (await answer.text()).trim();
   }
 
   function placeLabels() {
@@ -497,8 +537,9 @@
       leaving = true;
       send({ t: "leave" });
       $("over").hidden = true;
-      $("status").textContent = hello ? hello.labels.disconnected : "";
+      $("status").textContent = hello ? hello.labels.left_table : "";
     });
+    if (location.hash) history.replaceState(null, "", location.pathname); // an unused key
     connect();
   });
 })();

@@ -23,11 +23,14 @@ from collections.abc import Mapping, Sequence
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.elgamal import Ciphertext
+from tarot_p2p.crypto.escrow import Escrow, SealedPiece, escrow_context, make_escrow
 from tarot_p2p.crypto.group import (
+    ORDER,
     Scalar,
     base_mul,
     point_to_bytes,
     scalar_from_bytes,
+    scalar_to_bytes,
     sub,
     sum_points,
 )
@@ -147,7 +150,9 @@ def key_share(
     sender = peer.seat if seat is None else seat
     assert sender is not None
     _, share = make_key_share(key_context(peer.table_id, peer.hand.hand, sender), rng)
-    return sign_next(peer, key, m.Key(point_to_bytes(share.y), share.proof.to_bytes()), seat=seat)
+    escrow_key = point_to_bytes(base_mul(rng.scalar()))
+    message = m.Key(point_to_bytes(share.y), share.proof.to_bytes(), escrow_key)
+    return sign_next(peer, key, message, seat=seat)
 
 
 def rogue_key(peer: Peer, key: Ed25519PrivateKey, rng: RandomSource) -> bytes:
@@ -158,7 +163,48 @@ def rogue_key(peer: Peer, key: Ed25519PrivateKey, rng: RandomSource) -> bytes:
     x = rng.scalar()
     y = sub(base_mul(x), sum_points(peer.hand.key_shares))
     proof = prove_key(x, key_context(peer.table_id, peer.hand.hand, peer.seat), rng)
-    return sign_next(peer, key, m.Key(point_to_bytes(y), proof.to_bytes()))
+    return sign_next(peer, key, m.Key(point_to_bytes(y), proof.to_bytes(), point_to_bytes(y)))
+
+
+def escrow_secret(peer: Peer) -> Scalar:
+    """The seat's escrow key of the current hand (from its exported secrets)."""
+    blob = decode(peer.export_secrets())
+    assert isinstance(blob, dict) and isinstance(blob["e"], bytes)
+    return scalar_from_bytes(blob["e"], nonzero=True)
+
+
+def bad_escrow_sum(peer: Peer, key: Ed25519PrivateKey, rng: RandomSource) -> bytes:
+    """An escrow of another secret than the key share: its commitments do not add up to
+    ``Y_i``, which every peer sees (``crypto.md`` §10.3)."""
+    assert peer.seat is not None
+    hand = peer.hand
+    ctx = escrow_context(peer.table_id, hand.hand, peer.seat)
+    escrow = make_escrow(rng.scalar(), ctx, hand.escrow_keys, rng)
+    return sign_next(peer, key, m.Escrow(escrow.to_bytes()))
+
+
+def badly_sealed_piece(peer: Peer, key: Ed25519PrivateKey, rng: RandomSource) -> bytes:
+    """An escrow whose commitments are right but whose first piece is sealed wrong: only
+    its holder can see it, and it complains (§10.5)."""
+    assert peer.seat is not None
+    hand = peer.hand
+    ctx = escrow_context(peer.table_id, hand.hand, peer.seat)
+    honest = make_escrow(key_secret(peer), ctx, hand.escrow_keys, rng)
+    first = honest.pieces[0]
+    pieces = (SealedPiece(first.commitment, (first.sealed + 1) % ORDER), *honest.pieces[1:])
+    return sign_next(peer, key, m.Escrow(Escrow(honest.r, pieces).to_bytes()))
+
+
+def false_complaint(peer: Peer, key: Ed25519PrivateKey) -> bytes:
+    """A complaint of a piece that was sealed right: the verdict blames the complainer."""
+    assert peer.seat is not None
+    owner = next(s for s in sorted(peer.hand.escrows) if s != peer.seat)
+    return sign_next(peer, key, m.Complaint(owner, scalar_to_bytes(escrow_secret(peer))))
+
+
+def wrong_release(peer: Peer, key: Ed25519PrivateKey, rng: RandomSource) -> bytes:
+    """Another value than the piece committed to the sender (§10.6)."""
+    return sign_next(peer, key, m.Release(scalar_to_bytes(rng.scalar())))
 
 
 def replayed(peer: Peer, key: Ed25519PrivateKey, old: SignedEnvelope) -> bytes:

@@ -23,6 +23,9 @@ cards shut for good. The escrow lets the other seats finish its hand:
   blames seat ``i``, or, when the piece is right (or ``e_j`` is not the published key's),
   the complainer. Revealing ``e_j`` opens only the pieces sealed to ``j`` in this hand;
   the protocol stops the hand at any complaint, so those pieces never guard a card.
+* **Absent before escrow.** A seat silent before its key is escrowed gets a public key
+  share instead, hashed from the table, hand and seat (:func:`absent_key`): its cards are
+  then open to all, and the others finish its hand.
 * **Release.** When seat ``i`` is absent, each holder publishes ``a_ij``; anyone checks it
   against ``A_ij`` (:func:`check_release`) and, with all ``n − 1``, ``x_i = Σ a_ij``
   (:func:`rebuild_key`). Any set of holders lacking one sees, of ``x_i``, nothing it could
@@ -62,6 +65,8 @@ from tarot_p2p.crypto.randomness import RandomSource
 
 ESCROW_PHASE = "escrow"
 PAD_LABEL = b"tarot-p2p/escrow-pad/v1"
+ABSENT_LABEL = b"tarot-p2p/absent-key/v1"
+ABSENT_PHASE = "absent"
 PIECE_BYTES = POINT_BYTES + SCALAR_BYTES
 """One sealed piece on the wire: its commitment ``A_ij`` then its sealed value ``c_ij``."""
 
@@ -224,3 +229,11 @@ def _matches(value: Scalar, commitment: Point) -> bool:
     """``value·G = commitment``; a zero value matches nothing (a commitment is never the
     identity)."""
     return value % ORDER != 0 and points_equal(base_mul(value), commitment)
+
+
+def absent_key(table_id: bytes, hand: int, seat: int) -> Scalar:
+    """The public key share given to ``seat`` when it is silent before its key is escrowed
+    (``crypto.md`` §10.7): ``challenge(ABSENT_LABEL, ctx)`` with the context of phase
+    ``"absent"``, never zero. Everybody knows it, so the cards it guards are open to all."""
+    ctx = ProofContext(table_id=table_id, hand=hand, phase=ABSENT_PHASE, seat=seat)
+    return challenge(ABSENT_LABEL, ctx) or 1

@@ -152,12 +152,7 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
             )
         return out
     title = f"Hand {h.number} — dealer {name(h.dealer) if h.dealer is not None else '?'}"
-    if h.abandoned is not None:
-        title += (
-            f"; abandoned by {name(h.abandoned)}, silent past the forfeit time: every other "
-            "player signed the claim, and the line below"
-        )
-    elif h.void is not None:
+    if h.void is not None:
         title += f"; void deal ({h.void.value.replace('_', ' ')})"
     elif h.taker is None and h.hands is not None:
         title += "; everybody passed: a misère deal, each for himself"
@@ -166,6 +161,11 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
         if h.called is not None:
             partner = name(h.partner) if h.partner is not None else "nobody: alone"
             title += f", calls {card_name(h.called)} (partner {partner})"
+    if h.abandoned is not None:
+        title += (
+            f"; {name(h.abandoned)} was silent past the forfeit time: every other player "
+            f"signed the claim, and the stand-in played {name(h.abandoned)}'s hand"
+        )
     out = [f"{title} ({span})"]
     if h.phase != Phase.DONE.value:
         out.append(f"  stopped in phase {h.phase}")

@@ -15,6 +15,7 @@ from typing import Final, TypeAlias
 from tarot_p2p.protocol.codec import Bytes, Kind, ListOf, Schema, SchemaError, Text, UInt, Value
 
 POINT: Final = 33
+SCALAR: Final = 32
 CIPHERTEXT: Final = 66
 PROOF: Final = 64
 """A Schnorr or DLEQ proof in compact form ``c || z``."""
@@ -44,10 +45,34 @@ class Setup:
 
 @dataclass(frozen=True, slots=True)
 class Key:
-    """A per-hand public key share ``y = x·G`` and its Schnorr proof of knowledge of ``x``."""
+    """A per-hand public key share ``y = x·G``, its Schnorr proof of knowledge of ``x``, and
+    the sender's escrow key ``e = E_j`` of the hand (``crypto.md`` §10.1)."""
 
     y: bytes
     pok: bytes
+    e: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Escrow:
+    """The sender's key share split into pieces sealed to the other seats (crypto §10.2)."""
+
+    escrow: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Complaint:
+    """The sender's piece of ``owner``'s escrow is wrong: ``e`` is its escrow key (§10.5)."""
+
+    owner: int
+    e: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """The sender's piece of the absent seat's key share, in the clear (§10.6)."""
+
+    piece: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +145,20 @@ class Abandon:
 
 
 Message: TypeAlias = (
-    Setup | Key | Shuffle | Shares | PetitSec | Act | Ecart | Poignee | Play | Score | Abandon
+    Setup
+    | Key
+    | Escrow
+    | Complaint
+    | Release
+    | Shuffle
+    | Shares
+    | PetitSec
+    | Act
+    | Ecart
+    | Poignee
+    | Play
+    | Score
+    | Abandon
 )
 
 _SCHEMAS: Final[dict[str, Schema[object]]] = {}
@@ -141,7 +179,14 @@ _register(
         "names": ("names", ListOf(Text(64), max_len=MAX_SEATS, min_len=3)),
     },
 )
-_register("key", Key, {"y": ("y", Bytes(POINT)), "pok": ("pok", _DLEQ)})
+_register("key", Key, {"y": ("y", Bytes(POINT)), "pok": ("pok", _DLEQ), "e": ("e", Bytes(POINT))})
+_register("escrow", Escrow, {"escrow": ("escrow", Bytes(POINT + 65 * 2, POINT + 65 * 4))})
+_register(
+    "complaint",
+    Complaint,
+    {"owner": ("owner", UInt(maximum=MAX_SEATS - 1)), "e": ("e", Bytes(SCALAR))},
+)
+_register("release", Release, {"piece": ("a", Bytes(SCALAR))})
 _register(
     "shuffle",
     Shuffle,

@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.crypto.elgamal import Ciphertext
-from tarot_p2p.crypto.errors import CryptoError
+from tarot_p2p.crypto.errors import CryptoError, ProofError
+from tarot_p2p.crypto.escrow import escrow_context, make_escrow, make_escrow_key, open_piece
 from tarot_p2p.crypto.group import (
     Scalar,
     base_mul,
@@ -80,6 +81,7 @@ from tarot_p2p.protocol.table import (
     EngineAction,
     Event,
     HandMachine,
+    HandOpened,
     Phase,
     TableMachine,
     Violation,
@@ -107,7 +109,7 @@ from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.sheet import ScoreSheet
 from tarot_p2p.rules.state import IllegalAction, State, from_hands
 
-SECRETS_VERSION = 1
+SECRETS_VERSION = 2
 
 
 class Superseded(LocalProtocolError):
@@ -151,6 +153,7 @@ class _Secrets:
     member: int
     hand: int
     x: bytes
+    e: bytes
     perm: tuple[int, ...]
 
 
@@ -162,6 +165,7 @@ _SECRETS = Schema(
         "member": ("m", UInt(m.MAX_SEATS - 1)),
         "hand": ("h", UInt(0xFFFFFFFF)),
         "x": ("x", Bytes(0, 32)),
+        "e": ("e", Bytes(0, 32)),
         "perm": ("p", ListOf(UInt(m.MAX_TAKER - 1), max_len=m.MAX_TAKER)),
     },
 )
@@ -221,6 +225,8 @@ class Peer:
 
     def _reset_secrets(self) -> None:
         self._x: Scalar | None = None
+        self._e: Scalar | None = None
+        """This seat's escrow key of the hand (``crypto.md`` §10.1)."""
         self._cards: dict[int, int] = {}
         """Slot -> card for the slots this seat may know and others may not."""
         self._private: State | None = None
@@ -524,6 +530,8 @@ class Peer:
         for event in events:
             if isinstance(event, ChienShown):
                 private.reveal_chien(event.cards)
+            elif isinstance(event, HandOpened) and event.seat != self.seat:
+                private.reveal_hand(event.seat, event.cards & ~private.hands[event.seat])
             elif isinstance(event, EngineAction):
                 action = event.action
                 if event.seat == self.seat and isinstance(action, a.Discard):
@@ -559,6 +567,7 @@ class Peer:
                 "m": self.member,
                 "h": self.hand.hand,
                 "x": b"" if self._x is None else scalar_to_bytes(self._x),
+                "e": b"" if self._e is None else scalar_to_bytes(self._e),
                 "p": list(self._ecart_perm),
             }
         )
@@ -589,7 +598,7 @@ class Peer:
             members = [k.public_bytes_raw() for k in roster]
             if me not in members:
                 raise ValueError("this identity has no seat at this table")
-            saved = _Secrets(SECRETS_VERSION, table_id, members.index(me), 0, b"", ())
+            saved = _Secrets(SECRETS_VERSION, table_id, members.index(me), 0, b"", b"", ())
         else:
             try:
                 saved = _SECRETS.load(decode(secrets), "secrets")
@@ -621,7 +630,13 @@ class Peer:
                 raise ValueError("the saved key share is missing or invalid") from None
             if not points_equal(base_mul(x), hand.key_shares[self.seat]):
                 raise ValueError("the saved key share is not the one in the transcript")
-            self._x = x
+            try:
+                e = scalar_from_bytes(saved.e, nonzero=True)
+            except (CryptoError, ValueError):
+                raise ValueError("the saved escrow key is missing or invalid") from None
+            if not points_equal(base_mul(e), hand.escrow_keys[self.seat]):
+                raise ValueError("the saved escrow key is not the one in the transcript")
+            self._x, self._e = x, e
         elif kind == "ecart":
             if sorted(saved.perm) != list(range(len(hand.taker_input))):
                 raise ValueError("the saved écart permutation does not fit this écart")
@@ -647,7 +662,19 @@ class Peer:
             message = self.table.setup
         elif phase is Phase.KEYS:
             self._x, share = make_key_share(key_context(self.table_id, hand.hand, seat), self._rng)
-            message = m.Key(point_to_bytes(share.y), share.proof.to_bytes())
+            self._e, escrow_key = make_escrow_key(self._rng)
+            message = m.Key(
+                point_to_bytes(share.y), share.proof.to_bytes(), point_to_bytes(escrow_key)
+            )
+        elif phase is Phase.ESCROW:
+            assert self._x is not None
+            ctx = escrow_context(self.table_id, hand.hand, seat)
+            escrow = make_escrow(self._x, ctx, hand.escrow_keys, self._rng)
+            message = m.Escrow(escrow.to_bytes())
+        elif (complaint := self._complaint()) is not None:
+            message = complaint
+        elif phase is Phase.RELEASE:
+            message = m.Release(scalar_to_bytes(self._piece(hand.abandoned)))
         elif phase is Phase.SHUFFLE:
             assert hand.joint_key is not None
             ctx = hand.context("shuffle", seat)
@@ -662,6 +689,28 @@ class Peer:
         else:
             return None
         return self._send(message)
+
+    def _piece(self, owner: int | None) -> Scalar:
+        """Our piece of ``owner``'s escrowed key, unsealed with our escrow key."""
+        hand = self.hand
+        assert owner is not None and self._e is not None and self.seat is not None
+        ctx = escrow_context(self.table_id, hand.hand, owner)
+        return open_piece(self._e, self.seat, hand.escrows[owner], ctx)
+
+    def _complaint(self) -> m.Complaint | None:
+        """Before accepting the escrow pieces sealed to us (our shuffle), each is checked;
+        the first wrong one is complained of with our escrow key (``crypto.md`` §10.5)."""
+        hand = self.hand
+        if self.seat is None or not hand.may_complain(self.seat) or self._e is None:
+            return None
+        for owner in sorted(hand.escrows):
+            if owner == self.seat:
+                continue
+            try:
+                self._piece(owner)
+            except ProofError:
+                return m.Complaint(owner, scalar_to_bytes(self._e))
+        return None
 
     def act(self, action: a.Action) -> bytes:
         """The message carrying this seat's decision ``action`` (one of ``legal_actions()``,

@@ -47,6 +47,15 @@ change, e.g. the engine's verdict on a petit sec once the hand is revealed). One
 not the sender's fault: a valid message that opens cards proving an *earlier* message of
 another seat false (a "trump" shown in the écart that is not one). That message is
 applied, the phase becomes ``ABORTED`` and :attr:`HandMachine.exposed` names the liar.
+A true escrow complaint is the same case (it proves the owner's escrow false).
+
+Absent seats. Every seat escrows its key share with the others (ESCROW round). When all the
+others claim a silent seat absent (``abandon``), its key becomes public — released by the
+others (RELEASE round), or, before it was escrowed, its hashed *absent key* — and the hand
+goes on without it: the machine computes its decryption shares itself
+(:meth:`HandMachine._open_away`) and its stand-in (:mod:`tarot_p2p.rules.stand_in`) makes its
+engine moves with no message (:meth:`HandMachine._stand_in`), so that an observer replaying
+the transcript computes them too.
 """
 
 from __future__ import annotations
@@ -60,10 +69,27 @@ from typing import Any, Final
 from tarot_p2p.crypto.deck import initial_deck
 from tarot_p2p.crypto.elgamal import Ciphertext
 from tarot_p2p.crypto.errors import CryptoError
+from tarot_p2p.crypto.escrow import (
+    Escrow,
+    absent_key,
+    check_escrow,
+    check_release,
+    complaint_verdict,
+    escrow_context,
+)
 from tarot_p2p.crypto.fiat_shamir import ProofContext, frame
-from tarot_p2p.crypto.group import Point, point_from_bytes, sum_points
+from tarot_p2p.crypto.group import (
+    ORDER,
+    Point,
+    Scalar,
+    base_mul,
+    point_from_bytes,
+    points_equal,
+    scalar_from_bytes,
+    sum_points,
+)
 from tarot_p2p.crypto.keys import KeyShare, key_context, verify_key
-from tarot_p2p.crypto.shares import recover_card, verify_shares
+from tarot_p2p.crypto.shares import decryption_share, recover_card, verify_shares
 from tarot_p2p.crypto.shuffle import ShuffleProof, verify_shuffle
 from tarot_p2p.crypto.sigma import CompactProof
 from tarot_p2p.protocol import messages as m
@@ -81,8 +107,9 @@ from tarot_p2p.rules.cards import (
 )
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import CHIEN, chien_size, deal_pattern
-from tarot_p2p.rules.scoring import Contract, score_abandon
+from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet, hand_note
+from tarot_p2p.rules.stand_in import stand_in_action
 from tarot_p2p.rules.state import IllegalAction, IncompleteInformation, State, from_hands
 from tarot_p2p.rules.state import Phase as EnginePhase
 
@@ -96,6 +123,7 @@ BINDING_TAG: Final = b"tarot-p2p/binding/v1\x00"
 class Phase(enum.Enum):
     SETUP = "setup"
     KEYS = "keys"
+    ESCROW = "escrow"
     SHUFFLE = "shuffle"
     DRAW = "draw"
     DEAL = "deal"
@@ -106,6 +134,7 @@ class Phase(enum.Enum):
     ECART_SHARES = "ecart_shares"
     PLAY = "play"
     REVEAL = "reveal"
+    RELEASE = "release"
     SCORE = "score"
     DONE = "done"
     ABORTED = "aborted"
@@ -114,12 +143,14 @@ class Phase(enum.Enum):
 ROUND_TYPE: Final[dict[Phase, str]] = {
     Phase.SETUP: "table",
     Phase.KEYS: "key",
+    Phase.ESCROW: "escrow",
     Phase.SHUFFLE: "shuffle",
     Phase.DRAW: "shares",
     Phase.DEAL: "shares",
     Phase.CHIEN: "shares",
     Phase.ECART_SHARES: "shares",
     Phase.REVEAL: "shares",
+    Phase.RELEASE: "release",
     Phase.SCORE: "score",
 }
 """Round phases: each contributing seat in ascending order sends one message of this type."""
@@ -141,7 +172,8 @@ CLEAR_ACTIONS: Final[dict[Phase, tuple[type, ...]]] = {
 
 NEXT: Final[dict[Phase, Phase | None]] = {
     Phase.SETUP: Phase.KEYS,
-    Phase.KEYS: Phase.SHUFFLE,
+    Phase.KEYS: None,
+    Phase.ESCROW: Phase.SHUFFLE,
     Phase.SHUFFLE: None,
     Phase.DRAW: None,
     Phase.DEAL: Phase.BIDDING,
@@ -152,6 +184,7 @@ NEXT: Final[dict[Phase, Phase | None]] = {
     Phase.ECART_SHARES: Phase.PLAY,
     Phase.PLAY: None,
     Phase.REVEAL: Phase.SCORE,
+    Phase.RELEASE: None,
     Phase.SCORE: Phase.DONE,
 }
 """The phase after each one, or ``None`` when :meth:`HandMachine._branch` decides."""
@@ -184,6 +217,14 @@ class EngineAction:
 
 
 @dataclass(frozen=True, slots=True)
+class HandOpened:
+    """An absent seat's cards became known to everyone (its stand-in plays them)."""
+
+    seat: int
+    cards: CardSet
+
+
+@dataclass(frozen=True, slots=True)
 class ChienShown:
     """The chien was opened to everyone (prise and garde, before the écart)."""
 
@@ -208,10 +249,10 @@ class HandEnded:
     void: LineKind | None
     scores: tuple[int, ...]
     absent: int | None = None
-    """The seat that abandoned the hand (``void`` is then ``LineKind.ABANDON``)."""
+    """The seat whose hand the stand-in finished (it did not sign the scores)."""
 
 
-Event = Opened | EngineAction | ChienShown | SeatsDrawn | HandEnded
+Event = Opened | EngineAction | HandOpened | ChienShown | SeatsDrawn | HandEnded
 
 
 def draw_order(card: int) -> tuple[int, int, int]:
@@ -246,6 +287,20 @@ class HandMachine:
         self.phase = Phase.KEYS if setup is None else Phase.SETUP
         self._round: list[int] = list(range(self.seats)) if setup is None else [HOST]
         self.key_shares: list[Point] = []
+        self.escrow_keys: list[Point] = []
+        """Each seat's escrow key ``E_j`` of this hand (``crypto.md`` §10.1)."""
+        self.escrows: dict[int, Escrow] = {}
+        """The escrow of each seat that sent one (§10.2), checked against its key share."""
+        self.accepted: set[int] = set()
+        """Seats that sent their shuffle, accepting their escrow pieces (§10.4)."""
+        self.away: int | None = None
+        """The seat whose hand the stand-in plays (``table.md`` §3.1), once its key is public."""
+        self.away_key: Scalar | None = None
+        """That seat's key share, public: rebuilt from the escrow, or its absent key."""
+        self._released: list[Scalar] = []
+        """RELEASE: the pieces of the absent seat's key released so far, by holder."""
+        self._resume: tuple[Phase, list[int], int] | None = None
+        """RELEASE: the phase, round and silent seat to go back to once its key is rebuilt."""
         self.joint_key: Point | None = None
         self.deck: list[Ciphertext] = []
         """The current shuffle chain's deck, then the dealt deck, then taker's deck appended."""
@@ -265,7 +320,8 @@ class HandMachine:
         self.void: LineKind | None = None
         self.scores: tuple[int, ...] | None = None
         self.abandoned: int | None = None
-        """The seat whose abandon ended the hand."""
+        """The seat that all the others claimed absent (``abandon``): the stand-in plays its
+        hand from then on, and it signs no score."""
         self.audit: AuditReport | None = None
         self.exposed: Violation | None = None
         """Set when an accepted message proved an earlier one false (phase ABORTED)."""
@@ -289,8 +345,20 @@ class HandMachine:
 
     def expected_types(self) -> tuple[str, ...]:
         if self.phase in ROUND_TYPE:
-            return (ROUND_TYPE[self.phase],)
+            kind = ROUND_TYPE[self.phase]
+            if self.may_complain(self._round[0]):
+                return (kind, "complaint")
+            return (kind,)
         return ENGINE_TYPES.get(self.phase, ())
+
+    def may_complain(self, seat: int) -> bool:
+        """A holder may complain of an escrow piece until it has accepted them by sending
+        its shuffle: at its SHUFFLE turn, or at its RELEASE turn before that."""
+        return (
+            self.hand > 0
+            and self.phase in (Phase.SHUFFLE, Phase.RELEASE)
+            and seat not in self.accepted
+        )
 
     def share_slots(self, seat: int) -> tuple[int, ...]:
         """The slots whose shares ``seat`` must send in the current round, ascending."""
@@ -340,8 +408,10 @@ class HandMachine:
         """Who may send an ``abandon`` for the expected sender now: the lowest other seat
         (``None`` when no abandon is possible: hand 0, or no sender expected)."""
         expected = self.expected_sender()
-        if self.hand == 0 or expected is None or self.phase is Phase.SCORE:
+        if self.hand == 0 or expected is None or self.phase in (Phase.SCORE, Phase.RELEASE):
             return None
+        if self.away is not None:
+            return None  # a second silence: nobody can finish two hands (§3.1)
         return 0 if expected else 1
 
     def apply(self, seat: int, message: m.Message) -> list[Event]:
@@ -367,23 +437,35 @@ class HandMachine:
             self._round.pop(0)
             if not self._round:
                 self._leave_round(events)
+        self._stand_in(events)
         return events
 
     def _enter(self, phase: Phase, events: list[Event]) -> None:
-        """Enter ``phase``; a round with no contributor is skipped at once."""
+        """Enter ``phase``; a round with no contributor is skipped at once. The absent
+        seat, whose shares everybody computes (:meth:`_open_away`), contributes to none."""
         self.phase = phase
+        self._open_away(events)
+        present = [s for s in range(self.seats) if s != self.away]
         if phase is Phase.ECART:
             self.taker_input = (*self.holding[self._taker()], *self.chien_slots)
-        elif phase in (Phase.KEYS, Phase.SHUFFLE, Phase.SCORE):
-            self._round = list(range(self.seats))
+        elif phase in (Phase.KEYS, Phase.ESCROW, Phase.SHUFFLE, Phase.SCORE):
+            self._round = present
         elif phase in (Phase.DRAW, Phase.DEAL, Phase.CHIEN, Phase.ECART_SHARES, Phase.REVEAL):
-            self._round = [s for s in range(self.seats) if self.share_slots(s)]
+            self._round = [s for s in present if self.share_slots(s)]
             if not self._round:
                 self._leave_round(events)
 
     def _leave_round(self, events: list[Event]) -> None:
         if self.phase is Phase.KEYS:
             self._joint_key()
+        elif self.phase is Phase.SHUFFLE:
+            self.shares = [{} for _ in self.deck]
+        elif self.phase is Phase.RELEASE:
+            self._rebuild(events)
+            return
+        elif self.phase is Phase.ECART_SHARES:
+            if not self._apply_discards(events):
+                return  # aborted: the écart was a lie
         elif self.phase is Phase.DEAL:
             self._start_engine()
         elif self.phase is Phase.CHIEN:
@@ -402,6 +484,8 @@ class HandMachine:
     def _branch(self, events: list[Event]) -> Phase:
         """The next phase where the table ``NEXT`` cannot say."""
         phase = self.phase
+        if phase is Phase.KEYS:
+            return Phase.ESCROW if self.hand else Phase.SHUFFLE
         if phase is Phase.SHUFFLE:
             if self.hand:
                 return Phase.DEAL
@@ -427,21 +511,117 @@ class HandMachine:
 
     def _on_abandon(self, seat: int, msg: m.Abandon) -> list[Event]:
         """Every other seat claimed ``msg.seat`` absent (its signatures were checked with
-        the transcript digest by the peer): the hand ends as that seat's abandon, and the
-        seats present sign its line (``rules.scoring.score_abandon``)."""
+        the transcript digest by the peer): its hand is finished by the stand-in
+        (``table.md`` §3.1). Silent before its key was escrowed (KEYS, ESCROW), it gets its
+        public absent key at once; later, the others first release its escrowed key."""
         if seat != self.present_speaker():
             raise Violation("an abandon is sent by the lowest seat other than the silent one")
         if msg.seat != self.expected_sender():
             raise Violation(f"seat {msg.seat} is not the one expected to speak")
         if len(msg.claims) != self.seats - 1:
             raise Violation(f"an abandon carries {self.seats - 1} claims")
-        contract = self.engine.contract if self.engine is not None else None
-        self.abandoned = msg.seat
-        self.void = LineKind.ABANDON
-        self.scores = score_abandon(self.config, msg.seat, contract)
-        self.phase = Phase.SCORE
-        self._round = [s for s in range(self.seats) if s != msg.seat]
-        return []
+        absent = self.abandoned = msg.seat
+        events: list[Event] = []
+        if self.phase in (Phase.KEYS, Phase.ESCROW):
+            key = absent_key(self.table_id, self.hand, absent)
+            share = base_mul(key)
+            if self.phase is Phase.KEYS:
+                self.key_shares.append(share)
+                self.escrow_keys.append(share)
+            else:
+                self.key_shares[absent] = share
+                self._joint_key()
+            self.away, self.away_key = absent, key
+            self._round.pop(0)
+            if not self._round:
+                self._leave_round(events)
+        else:
+            self._resume = (self.phase, list(self._round), absent)
+            self.phase = Phase.RELEASE
+            self._round = [s for s in range(self.seats) if s != absent]
+            self._released = []
+        self._stand_in(events)
+        return events
+
+    def _on_release(self, seat: int, msg: m.Release, events: list[Event]) -> None:
+        assert self._resume is not None
+        absent = self._resume[2]
+        try:
+            value = scalar_from_bytes(msg.piece)
+            check_release(value, seat, self.escrows[absent], absent)
+        except (CryptoError, ValueError) as exc:
+            raise Violation(f"release: {exc}") from None
+        self._released.append(value)
+
+    def _rebuild(self, events: list[Event]) -> None:
+        """Every present seat released its piece: the absent seat's key is public, and the
+        hand goes back where the silence stopped it, its stand-in now in its seat."""
+        assert self._resume is not None
+        phase, round_, absent = self._resume
+        key = sum(self._released) % ORDER
+        assert points_equal(base_mul(key), self.key_shares[absent])  # crypto.md §10.6
+        self.away, self.away_key = absent, key
+        self._resume, self._released = None, []
+        self.phase, self._round = phase, [s for s in round_ if s != absent]
+        self._open_away(events)
+        if phase in ROUND_TYPE and not self._round:
+            self._leave_round(events)
+
+    def _open_away(self, events: list[Event]) -> None:
+        """The absent seat's decryption shares, which everybody computes from its public
+        key, go into every slot that lacks them; the engine learns its open cards."""
+        absent, key = self.away, self.away_key
+        if absent is None or key is None:
+            return
+        for slot, held in enumerate(self.shares):
+            if absent not in held:
+                self._store(absent, [(slot, decryption_share(key, self.deck[slot]))], events)
+        engine = self.engine
+        if engine is None:
+            return
+        known = mask_of(self.cards[s] for s in self.holding[absent] if s in self.cards)
+        new = known & ~engine.hands[absent]
+        if new:
+            try:
+                engine.reveal_hand(absent, new)
+            except (IllegalAction, IncompleteInformation) as exc:  # pragma: no cover
+                raise AssertionError(f"the absent seat's open cards: {exc}") from None
+            events.append(HandOpened(absent, known))
+
+    def _stand_in(self, events: list[Event]) -> None:
+        """Make the absent seat's moves while the engine waits for it (``table.md`` §3.2)."""
+        absent = self.away
+        while absent is not None and self.phase in ENGINE_TYPES:
+            engine = self.engine
+            assert engine is not None
+            if engine.current_player() != absent:
+                return
+            action = stand_in_action(engine)
+            if isinstance(action, a.Discard):
+                self._stand_in_ecart(events)
+                continue
+            if isinstance(action, a.Play):
+                slot = next(s for s in self.holding[absent] if self.cards.get(s) == action.card)
+                self.holding[absent].remove(slot)
+            self._engine_apply(absent, action, events)
+            self._after_engine(events)
+
+    def _stand_in_ecart(self, events: list[Event]) -> None:
+        """The stand-in taker's écart: its cards and the chien are open, so the discards are
+        made in the open, with no re-shuffle and no round of shares."""
+        engine = self.engine
+        taker = self.away
+        assert engine is not None and taker is not None
+        slot_of = {self.cards[s]: s for s in self.taker_input}
+        discards = []
+        while engine.phase is EnginePhase.DISCARD:
+            action = stand_in_action(engine)
+            assert isinstance(action, a.Discard)
+            self._engine_apply(taker, action, events)
+            discards.append(slot_of[action.card])
+        self.discard_slots = self.shown_slots = tuple(discards)
+        self.holding[taker] = [s for s in self.taker_input if s not in discards]
+        self._enter(Phase.PLAY, events)
 
     def _on_setup(self, seat: int, msg: m.Setup, events: list[Event]) -> None:
         if msg != self.setup:
@@ -451,9 +631,40 @@ class HandMachine:
         try:
             share = KeyShare(point_from_bytes(msg.y), CompactProof.from_bytes(msg.pok))
             verify_key(share, key_context(self.table_id, self.hand, seat))
+            escrow_key = point_from_bytes(msg.e)
         except (CryptoError, ValueError) as exc:
             raise Violation(f"key share: {exc}") from None
         self.key_shares.append(share.y)
+        self.escrow_keys.append(escrow_key)
+
+    def _on_escrow(self, seat: int, msg: m.Escrow, events: list[Event]) -> None:
+        try:
+            escrow = Escrow.from_bytes(msg.escrow, self.seats)
+            check_escrow(escrow, self.key_shares[seat], self.seats)
+        except (CryptoError, ValueError) as exc:
+            raise Violation(f"escrow: {exc}") from None
+        self.escrows[seat] = escrow
+
+    def _on_complaint(self, seat: int, msg: m.Complaint, events: list[Event]) -> None:
+        """A holder shows its escrow key: the verdict blames the owner of a bad piece (the
+        complaint is then kept as evidence and the hand stops, ``crypto.md`` §10.5), or the
+        complainer (a violation like any other)."""
+        escrow = self.escrows.get(msg.owner)
+        if escrow is None or msg.owner == seat:
+            raise Violation(f"seat {seat} holds no escrow piece of seat {msg.owner}")
+        try:
+            e = scalar_from_bytes(msg.e)
+        except (CryptoError, ValueError) as exc:
+            raise Violation(f"complaint: {exc}") from None
+        ctx = escrow_context(self.table_id, self.hand, msg.owner)
+        if complaint_verdict(e, seat, escrow, ctx, self.escrow_keys[seat]) == seat:
+            raise Violation(f"a false complaint of seat {msg.owner}'s escrow piece")
+        self.exposed = Violation(
+            f"seat {msg.owner} sealed a wrong escrow piece to seat {seat}",
+            seat=msg.owner,
+            evidence_type="escrow",
+        )
+        self.phase = Phase.ABORTED
 
     def _joint_key(self) -> None:
         try:
@@ -465,8 +676,7 @@ class HandMachine:
     def _on_shuffle(self, seat: int, msg: m.Shuffle, events: list[Event]) -> None:
         out = self._verified_shuffle(seat, "shuffle", self.deck, msg.deck, msg.proof)
         self.deck = out
-        if len(self._round) == 1:
-            self.shares = [{} for _ in out]
+        self.accepted.add(seat)
 
     def _verified_shuffle(
         self, seat: int, phase: str, deck_in: list[Ciphertext], data: bytes, proof: bytes
@@ -524,16 +734,14 @@ class HandMachine:
         slots = self.share_slots(seat)
         shares = self._take_shares(seat, self.phase.value, slots, msg.d, msg.proof)
         self._store(seat, shares, events)
-        if self.phase is Phase.ECART_SHARES and len(self._round) == 1:
-            self._apply_discards(events)
 
-    def _apply_discards(self, events: list[Event]) -> None:
+    def _apply_discards(self, events: list[Event]) -> bool:
         """The shown écart cards are open now: the engine takes the écart, one discard per
         output index, ascending — the card when shown, ``HIDDEN`` otherwise.
 
         If it refuses a shown card (not a trump, or an oudler), the taker lied in his
         ``ecart``; the message that opened the cards is valid and stays applied, and the
-        hand is aborted with the blame on the taker (:attr:`exposed`)."""
+        hand is aborted with the blame on the taker (:attr:`exposed`): False then."""
         taker = self._taker()
         for slot in self.discard_slots:
             card = self.cards.get(slot, a.HIDDEN)
@@ -546,7 +754,8 @@ class HandMachine:
                     evidence_type="ecart",
                 )
                 self.phase = Phase.ABORTED
-                return
+                return False
+        return True
 
     def _on_action(self, seat: int, msg: m.Act, events: list[Event]) -> None:
         try:
@@ -718,7 +927,7 @@ class HandMachine:
             return mask_of(cards[s] for s in slots)
 
         chien = cards_of(self.chien_slots)
-        rebuilt = engine.taker if self.discard_slots else None
+        rebuilt = engine.taker if len(self.deck) > DEALT_SLOTS else None
         hands = [
             cards_of(range(DEALT_SLOTS, len(self.deck))) & ~chien
             if s == rebuilt
@@ -743,6 +952,9 @@ class HandMachine:
 _HANDLERS: Final[dict[str, Callable[[HandMachine, int, Any, list[Event]], None]]] = {
     "table": HandMachine._on_setup,
     "key": HandMachine._on_key,
+    "escrow": HandMachine._on_escrow,
+    "complaint": HandMachine._on_complaint,
+    "release": HandMachine._on_release,
     "shuffle": HandMachine._on_shuffle,
     "shares": HandMachine._on_shares,
     "action": HandMachine._on_action,
@@ -822,15 +1034,14 @@ class TableMachine:
             self.sheet = ScoreSheet(self.config, self.names, first_dealer=0)
         else:
             assert self.sheet is not None and done.scores is not None
-            if done.abandoned is not None:
-                note = f"{self.names[done.abandoned]} abandoned"
-                self.sheet.add_abandon(done.abandoned, done.scores, note)
-            elif done.void is None:
+            absent = done.abandoned
+            stood = "" if absent is None else f"{self.names[absent]}'s hand played by the stand-in"
+            if done.void is None:
                 assert done.audit is not None
-                self.sheet.add_hand(
-                    done.scores, hand_note(self.config, done.audit.outcome, self.names)
-                )
+                note = hand_note(self.config, done.audit.outcome, self.names)
+                note = "; ".join(n for n in (note, stood) if n)
+                self.sheet.add_hand(done.scores, note, absent=absent)
             else:
-                self.sheet.add_void(done.void)
+                self.sheet.add_void(done.void, stood, absent=absent)
         if not self.sheet.is_over:
             self.hand = HandMachine(self.config, self.table_id, done.hand + 1, self.sheet.dealer)

@@ -98,8 +98,12 @@ class ScoreSheet:
             return int(text) - 1
         raise ValueError(f"no player {name_or_seat!r} (players: {', '.join(self.names)})")
 
-    def add_hand(self, scores: Sequence[int], note: str = "") -> SheetLine:
-        """Record a scored deal; rejects a line of the wrong length or that does not sum to 0."""
+    def add_hand(
+        self, scores: Sequence[int], note: str = "", absent: int | None = None
+    ) -> SheetLine:
+        """Record a scored deal; rejects a line of the wrong length or that does not sum to 0.
+        ``absent``: the seat whose hand the stand-in finished (under ``Abandon.END`` the game
+        is over after it)."""
         self._check_open()
         line = tuple(scores)
         if len(line) != self.config.players:
@@ -111,14 +115,23 @@ class ScoreSheet:
         dead = self.dead
         if dead is not None and line[dead] != 0:
             raise ValueError(f"{self.names[dead]} deals and sits out this deal: scores 0")
+        self._absent(absent)
         return self._append(LineKind.HAND, line, note)
 
-    def add_void(self, kind: LineKind, note: str = "") -> SheetLine:
-        """Record a deal that was not played (all pass, petit sec)."""
+    def add_void(self, kind: LineKind, note: str = "", absent: int | None = None) -> SheetLine:
+        """Record a deal that was not played (all pass, petit sec); ``absent`` as in
+        :meth:`add_hand`."""
         self._check_open()
         if kind not in (LineKind.ALL_PASS, LineKind.PETIT_SEC):
             raise ValueError("a void deal is all_pass or petit_sec")
+        self._absent(absent)
         return self._append(kind, (0,) * self.config.players, note)
+
+    def _absent(self, seat: int | None) -> None:
+        if seat is not None:
+            if not 0 <= seat < self.config.players:
+                raise ValueError(f"no seat {seat}")
+            self._abandoned = self._abandoned or self.config.abandon is Abandon.END
 
     def add_abandon(self, seat: int, scores: Sequence[int], note: str = "") -> SheetLine:
         """Record the abandon of ``seat`` (``scoring.score_abandon``); under

@@ -165,7 +165,7 @@ _FR: Final[dict[str, str]] = {
     "notice_back": "{name} revient à la table (reconnexion)",
     "notice_reconnecting": "Connexion perdue : reconnexion en cours ({time})",
     "notice_connected": "De retour à la table",
-    "abandon_title": "{name} a abandonné la donne : il la perd seul",
+    "abandon_title": "{name} est resté silencieux : le remplaçant a joué sa main",
     "notice_absent": (
         "{name} ne répond plus depuis {time} : s'il ne revient pas, "
         "la donne lui sera comptée perdue par abandon"
@@ -338,7 +338,7 @@ _EN: Final[dict[str, str]] = {
     "notice_back": "{name} is coming back (reconnecting)",
     "notice_reconnecting": "Connection lost: reconnecting ({time})",
     "notice_connected": "Back at the table",
-    "abandon_title": "{name} abandoned the deal and loses it alone",
+    "abandon_title": "{name} went silent: the stand-in played his hand",
     "notice_absent": (
         "{name} has not answered for {time}: if they do not come back, "
         "they lose the deal by abandon"

@@ -198,3 +198,24 @@ def rig_deal(table: Table, deck_for: Callable[[int], list[int]]) -> None:
     for i, peer in enumerate(table.peers):
         table.rngs[i] = RiggedRandom(b"rigged" + bytes([i]), chosen if i == 0 else identity)
         peer._rng = table.rngs[i]
+
+
+def go_silent(table: Table, sender: int) -> Peer:
+    """Seat ``sender`` stays silent: every other seat claims it absent, the lowest of them
+    sends the ``abandon`` (``table.md`` §3.1); the silent peer is returned (it gets nothing
+    more: callers leave it out of the table's peers)."""
+    silent = table.peer_at(sender)
+    present = [p for p in table.peers if p is not silent]
+    speaker = next(p for p in present if p.seat == table.observer.hand.present_speaker())
+    for p in present:
+        claim = p.forfeit_claim()
+        assert claim is not None
+        speaker.read_forfeit_claim(claim)
+    wire = speaker.abandon()
+    assert wire is not None
+    table.wires.append(wire)
+    for other in (*present, table.observer):
+        if other is not speaker:
+            other.receive(wire)
+    table.peers = present
+    return silent

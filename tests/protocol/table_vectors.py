@@ -62,9 +62,10 @@ class Scenario:
     """Stop after hand 0 (the set-up and the seat draw)."""
     cheat: bool = False
     """The taker shows a discarded suit card as a trump; a later message exposes him."""
-    abandon: bool = False
-    """The first bidder of hand 1 stays silent; every other seat claims him absent, the
-    lowest of them sends the abandon, and the seats present sign its line."""
+    abandon: str = ""
+    """``"bidding"``: the first bidder of hand 1 stays silent; ``"play"``: the expected
+    player once ten cards are played. Every other seat claims him absent, the lowest of
+    them sends the abandon, the others release his key and play on with his stand-in."""
 
 
 def _one_deal(players: int, **options: Any) -> TableConfig:
@@ -107,7 +108,15 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("Ana", "Ben", "Cleo", "Dan"),
         b"tarot-p2p vector abandon seat %d",
         Bot(contract=Contract.GARDE, seed=7),
-        abandon=True,
+        abandon="bidding",
+    ),
+    Scenario(
+        "table_stand_in_4",
+        _one_deal(4),
+        ("Ana", "Ben", "Cleo", "Dan"),
+        b"tarot-p2p vector stand-in seat %d",
+        Bot(contract=Contract.GARDE, seed=8),
+        abandon="play",
     ),
     Scenario(
         "table_cheat_exposed_4",
@@ -198,7 +207,15 @@ def play(
             break
         peer = next(p for p in peers if p.seat == sender)
         hand = observer.hand
-        if scenario.abandon and liar is None and hand.hand == 1 and hand.phase is Phase.BIDDING:
+        played = sum(isinstance(x, a.Play) for _, x in hand.history)
+        silence = {"bidding": hand.phase is Phase.BIDDING, "play": played >= 10}
+        if (
+            scenario.abandon
+            and liar is None
+            and hand.hand == 1
+            and hand.phase.value == scenario.abandon
+            and silence[scenario.abandon]
+        ):
             liar = peer  # silent from now on
             present = [p for p in peers if p is not peer]
             speaker = next(p for p in present if p.seat == hand.present_speaker())

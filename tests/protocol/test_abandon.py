@@ -16,8 +16,6 @@ from tarot_p2p.protocol.envelope import seal
 from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import Phase
-from tarot_p2p.rules.scoring import score_abandon
-from tarot_p2p.rules.sheet import LineKind
 from tests.protocol.harness import Bot, Table, make_table, one_deal, step
 
 
@@ -66,28 +64,14 @@ def fresh(table: Table) -> Peer:
     return observer
 
 
-def test_every_other_seats_claim_ends_the_hand_as_an_abandon() -> None:
+def test_every_other_seats_claim_opens_the_release_round() -> None:
     table, absent = at_first_bid(b"abandon ok")
     speaker = 0 if absent else 1
     observer = fresh(table)
     observer.receive(abandon_wire(table, absent, speaker))
-    assert observer.hand.phase is Phase.SCORE
-    assert observer.hand.scores == score_abandon(table.config, absent, None)
-    assert observer.expected_sender() != absent  # the present seats sign the line
-    # The three present seats sign; the sheet gets an abandon line and the game is over.
-    line_scores = observer.hand.scores
-    assert line_scores is not None
-    for seat in sorted(set(range(4)) - {absent}):
-        wire = seal(
-            table.key_of(1, seat), table_id=observer.table_id, hand=1,
-            seq=seq_of(observer), seat=seat, prev=observer.transcript.head,
-            kind="score", body=m.dump_body(m.Score(line_scores)),
-        ).wire  # fmt: skip
-        observer.receive(wire)
-    sheet = observer.sheet
-    assert sheet is not None and sheet.is_over
-    (line,) = sheet.lines
-    assert line.kind is LineKind.ABANDON and line.scores[absent] == -150
+    assert observer.hand.phase is Phase.RELEASE and observer.hand.abandoned == absent
+    assert observer.expected_sender() == speaker  # the present seats release, in order
+    assert observer.hand.present_speaker() is None  # no second abandon in this hand
 
 
 @pytest.mark.parametrize("fault", ["forged claim", "wrong sender", "claim missing"])

@@ -118,7 +118,7 @@ def test_all_pass_is_a_void_deal() -> None:
 
 def test_poignee_opens_only_the_shown_trumps() -> None:
     # Seed chosen so that a seat holds a poignée (8 trumps at five players).
-    table = make_table(one_deal(5), seed=b"poignee-1")
+    table = make_table(one_deal(5), seed=b"poignee-5")
     bot = Bot(contract=Contract.GARDE, seed=3, poignee=True)
     shown: list[tuple[int, int]] = []
     while step(table, bot):

@@ -462,7 +462,11 @@ def test_a_message_of_a_kind_the_phase_does_not_expect_is_refused(game: Table) -
         seat=env.seat,
         prev=env.prev,
         kind="key",
-        body={"y": point_to_bytes(share.y), "pok": share.proof.to_bytes()},
+        body={
+            "y": point_to_bytes(share.y),
+            "pok": share.proof.to_bytes(),
+            "e": point_to_bytes(share.y),
+        },
     ).wire
     exc = replay_until_refused(game, index, wire)
     assert isinstance(exc, SeatViolation) and exc.seat == env.seat

@@ -191,12 +191,13 @@ async def test_a_send_that_never_completes_ends_as_a_lost_link(
         assert (seat.outcome.abort.kind, seat.outcome.abort.seat) == ("absence", member)
 
 
-async def test_a_player_who_never_decides_loses_the_deal_by_abandon(
+async def test_a_player_who_never_decides_has_his_hand_played_by_the_stand_in(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
 ) -> None:
     """Past the forfeit time the three others claim him absent, the lowest of them sends
-    the abandon with their three signed claims, they sign its line, and the game ends
-    (``Abandon.END``) with a sheet that names him by seat. Nobody is called a cheat."""
+    the abandon with their three signed claims, they release his key, his stand-in plays
+    his hand (here it passes, as everybody does: a void deal), they sign its line, and the
+    game ends (``Abandon.END``) with a sheet that names him. Nobody is called a cheat."""
     policies: list[Policy] = [BotPolicy(0), BotPolicy(1), Silent(), BotPolicy(3)]
     start = trio.current_time()
     game = await play_local(4, policies, tmp_path, "mute")
@@ -209,11 +210,10 @@ async def test_a_player_who_never_decides_loses_the_deal_by_abandon(
         assert seat.outcome is not None and seat.outcome.abort is None and seat.outcome.finished
         assert seat.peer is not None and seat.peer.sheet is not None
         (line,) = seat.peer.sheet.lines
-        assert line.kind is LineKind.ABANDON
-        assert line.scores[silent.seat] == -50 * 3 and sorted(line.scores)[1:] == [50] * 3
+        assert line.kind is LineKind.ALL_PASS and "P2's hand played by the stand-in" in line.note
         sheets.add(seat.files.sheet.read_text() if seat.files else "")
         kinds = [e.kind for e in seat.peer.transcript if e.hand == 1]
-        assert kinds[-4:] == ["abandon", "score", "score", "score"]
+        assert kinds[-7:] == ["abandon", *["release"] * 3, *["score"] * 3]
     # The silent seat's own runner gives up at its decision limit: an absence, no blame.
     own = game.seats[2].outcome
     assert own is not None and own.abort is not None
@@ -229,9 +229,9 @@ async def test_a_player_who_never_decides_loses_the_deal_by_abandon(
     assert len(transcripts) == 1
     report = audit_file(transcripts.pop())
     assert report.status is Status.VALID and report.sheet is not None
-    assert report.sheet.lines[0].kind is LineKind.ABANDON
+    assert report.sheet.lines[0].kind is LineKind.ALL_PASS
     assert report.hands[1].abandoned == silent.seat
-    assert "abandoned by P2" in render(report)
+    assert "the stand-in played P2's hand" in render(report)
 
 
 class LateOnce:
@@ -299,11 +299,11 @@ async def test_a_crash_keeps_every_accepted_message(
     data = path.read_bytes()
     replay = replay_file(data)
     assert replay.error is None and replay.accepted == accepted and not replay.torn_tail
-    # The other seats held the same messages, then scored the crashed seat's abandon.
+    # The other seats held the same messages, then finished the hand with its stand-in.
     for other in (game.seats[0], game.seats[2]):
         assert other.outcome is not None and other.outcome.finished
         assert other.peer is not None and other.peer.sheet is not None
-        assert other.peer.sheet.lines[-1].kind is LineKind.ABANDON
+        assert "played by the stand-in" in other.peer.sheet.lines[-1].note
         assert other.files is not None and other.files.transcript.read_bytes().startswith(data)
     # The seat's saved secrets let it take its place again, cards and all.
     resumed = Peer.resume(

@@ -42,8 +42,11 @@ def human_policy(args: argparse.Namespace) -> Policy:
     return TerminalPolicy()
 
 
-def with_page(policy: Policy, main: Callable[..., Awaitable[int]]) -> Callable[..., Awaitable[Any]]:
-    """``main`` itself, or ``main`` run while the policy's page is served and opened."""
+def with_page(
+    policy: Policy, main: Callable[..., Awaitable[int]], *, when_admitted: bool = False
+) -> Callable[..., Awaitable[Any]]:
+    """``main`` itself, or ``main`` run while the policy's page is served and opened (once
+    ``main`` sets the policy's ``admitted`` if ``when_admitted``: a joiner's code accepted)."""
     if isinstance(policy, BrowserPolicy):
-        return functools.partial(play_in_browser, policy, main)
+        return functools.partial(play_in_browser, policy, main, when_admitted=when_admitted)
     return main

@@ -91,6 +91,9 @@ class BrowserPolicy:
         """Set when the player leaves the table from the page, or closes it after the game."""
         self.quit = trio.Event()
         """Set when the player leaves from the page before the game started."""
+        self.admitted = trio.Event()
+        """Set once the table lets this player in (a joiner's code accepted): the browser
+        opens on the page then, not on a table that a mistyped code never reached."""
 
     # ------------------------------------------------------------------ Policy
 
@@ -247,14 +250,23 @@ async def play_in_browser(
     main: Callable[..., Awaitable[T]],
     *args: object,
     open_page: bool = True,
+    when_admitted: bool = False,
 ) -> T:
-    """Serve ``policy``'s page (opening the browser on it) while ``main(*args)`` plays;
-    afterwards keep it until the player leaves it (at most :data:`PAGE_LINGER` s)."""
+    """Serve ``policy``'s page (opening the browser on it, once ``policy.admitted`` is set
+    if ``when_admitted``) while ``main(*args)`` plays; afterwards keep it until the player
+    leaves it (at most :data:`PAGE_LINGER` s)."""
     async with trio.open_nursery() as nursery:
         url = await nursery.start(policy.server.serve)
         print(f"your table: {url}", flush=True)
         if open_page:
-            await trio.to_thread.run_sync(webbrowser.open, url)
+
+            async def show() -> None:
+                if when_admitted:
+                    await policy.admitted.wait()
+                # (a browser command that does not return must not hold the program)
+                await trio.to_thread.run_sync(webbrowser.open, url, abandon_on_cancel=True)
+
+            nursery.start_soon(show)
         result = await _unless_quit(policy, main, *args)
         if policy.pages:  # the page shows the final sheet until the player leaves it
             print("the game is over: leave the table in the page (or press Ctrl-C)", flush=True)

@@ -385,7 +385,7 @@ def trust_view(words: Words, peer: Peer) -> list[str]:
         lines.append(words("trust_shuffle", n=peer.config.seats))
         lines.append(words("trust_cards"))
     if peer.sheet is not None and peer.sheet.lines:
-        lines.append(words("trust_hands", n=len(peer.sheet.lines)))
+        lines.append(words.count("trust_hands", len(peer.sheet.lines)))
     return lines or [words("trust_none")]
 
 
@@ -412,7 +412,7 @@ def lobby_view(
     elif missing == 0:
         status = w("draw")  # the set-up is on its way: the seats are drawn next
     else:
-        status = w("waiting_more_1") if missing == 1 else w("waiting_more", n=missing)
+        status = w.count("waiting_more", missing)
     return {
         "lobby": True,
         "lang": w.lang,

@@ -464,6 +464,7 @@ async def test_demo_command_end_to_end(tmp_path: Path) -> None:
     assert result.returncode == 0, output
     assert "byte-identical transcripts and identical score sheets" in output
     assert "Agreed score sheet" in output and "demo succeeded" in output
+    assert "demo: 3 bots, 1 round, seed" in output  # not "1 rounds"
     transcripts = sorted(tmp_path.rglob("transcript.tp2p"))
     assert len(transcripts) == 3
     assert len({p.read_bytes() for p in transcripts}) == 1

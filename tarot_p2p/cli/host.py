@@ -13,6 +13,7 @@ taken, and prints the long code for scripts. The host plays in a page of the bro
 from __future__ import annotations
 
 import argparse
+import getpass
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -135,7 +136,7 @@ def register(subparsers: Any) -> None:
         metavar="NAME",
         help="take back this unfinished table of yours (names: tarot-p2p resume --list)",
     )
-    add_seat_options(p, default_name="Host")
+    add_seat_options(p, default_name=None)
     p.set_defaults(func=run)
 
 
@@ -390,7 +391,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = table_config(args)
         timeouts = seat_timeouts(args)
-        name = clean_name(args.name)
+        name = clean_name(args.name or getpass.getuser())  # as join names a player
         profile = Profile(args.profile)
         if not 0 <= args.bots < config.players:
             raise ValueError(f"--bots is 0 to {config.players - 1} at {config.players} players")

@@ -30,6 +30,18 @@ def test_a_game_with_house_bots_only(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert len({t.read_bytes() for t in transcripts}) == 1
 
 
+def test_the_host_is_named_by_login_like_a_joiner(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for variable in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.setenv(variable, "zoe")
+    code = host("--bot", "--players", "3", "--bots", "2", "--deals", "1", "--listen",
+                "127.0.0.1", "--profile", str(tmp_path))  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "  zoe (you)  key " in out and "Host" not in out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -65,6 +65,10 @@ def sorted_cards(cards: CardSet) -> list[Card]:
     return sorted(cards_of(cards), key=hand_order)
 
 
+TURN_KEYS: Final = {Phase.BIDDING: "turn_bid", Phase.CALL: "turn_call", Phase.ECART: "turn_ecart"}
+"""What another seat is awaited for, by phase ("Alice to bid."); else ``turn_of`` (to play)."""
+
+
 @dataclass(slots=True)
 class Pending:
     """A decision the page is asked for. ``serial`` tells a click on the current question
@@ -482,7 +486,7 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
     elif turn is None:
         view["status"] = w("dealing", hand=hand.hand)
     elif turn != me or pending is None:
-        view["status"] = w("turn_of", name=names[turn])
+        view["status"] = w(TURN_KEYS.get(hand.phase, "turn_of"), name=names[turn])
     else:
         view["decision"] = _decision_view(w, peer, pending)
         view["status"] = w(f"short_{pending.kind}")

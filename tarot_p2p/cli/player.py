@@ -29,7 +29,7 @@ def add_ui_options(p: argparse.ArgumentParser) -> None:
         "opened), or at this terminal",
     )
     p.add_argument(
-        "--lang", type=word, choices=LANGUAGES, help="the page's language (default: the system's)"
+        "--lang", type=word, choices=LANGUAGES, help="the page's language (default: the browser's)"
     )
 
 

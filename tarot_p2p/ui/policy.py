@@ -73,6 +73,8 @@ class BrowserPolicy:
 
     def __init__(self, lang: str | None = None) -> None:
         self.words = Words(lang or system_language())
+        self.follow_browser = lang is None
+        """No language given (``--lang``): the page switches to its browser's, once."""
         self.story = Story(self.words)
         self.server = PageServer(self)
         self.peer: Peer | None = None
@@ -176,6 +178,7 @@ class BrowserPolicy:
                 "type": "hello",
                 "lang": lang,
                 "languages": list(LANGUAGES),
+                "follow": self.follow_browser,
                 "labels": {k: self.words(k) for k in LABELS},
                 "cards": [card_svg(c, lang) for c in range(DECK_SIZE)],
                 "back": back_svg(),
@@ -197,6 +200,7 @@ class BrowserPolicy:
             if self.peer is None:  # once the game is on, leaving is the absence rules' job
                 self.quit.set()
         elif kind == "lang" and message.get("lang") in LANGUAGES:
+            self.follow_browser = False  # chosen: by the browser's language or a click
             self.words = Words(str(message["lang"]))
             self.story.words = self.words
             self.publish()

@@ -75,6 +75,7 @@
         hello = message;
         drawings = new Map();
         placeLabels();
+        followBrowser();
       } else if (message.type === "view" && hello) {
         view = message.view;
         if (view && view.lang !== hello.lang) {
@@ -95,6 +96,15 @@
       document.body.classList.add("offline");
       $("status").textContent = hello ? hello.labels.disconnected : "…";
     };
+  }
+
+  // Without --lang, the page speaks its browser's first language that the table knows.
+  function followBrowser() {
+    if (!hello.follow) return;
+    const known = navigator.languages
+      .map((tag) => tag.slice(0, 2).toLowerCase())
+      .find((lang) => hello.languages.includes(lang));
+    if (known && known !== hello.lang) send({ t: "lang", lang: known });
   }
 
   function placeLabels() {

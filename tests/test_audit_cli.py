@@ -82,6 +82,9 @@ def test_each_verdict_has_its_exit_code(
     assert got == code
     assert out.count("\n") == 1 and words in out
     assert "Traceback" not in out + err
+    if name == "cut":  # said once, then who was to speak
+        assert out.count("the game is not over") == 1, out
+        assert re.search(r"the game is not over — (Ana|Ben|Cleo) .*was to send score", out)
 
 
 def test_a_missing_file_exits_2_with_a_message(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import trio
+import trio.testing
 
+from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.cli.join import describe_table
 from tarot_p2p.cli.terminal import TerminalPolicy, card_text, describe_hand, read_card
 from tarot_p2p.protocol.names import for_terminal
@@ -16,6 +21,7 @@ from tarot_p2p.rules.state import Phase
 from tests.protocol.harness import Bot, make_table, step
 from tests.protocol.test_names import safe
 from tests.rules.engine_helpers import bid, cards, start
+from tests.seat.test_runner import play_local
 from tests.test_names_cli import EVIL
 
 
@@ -128,3 +134,21 @@ async def test_the_other_players_names_are_printed_escaped() -> None:
         assert for_terminal(name) in text
     for told in ("Seats drawn, in playing order:", " plays ", " takes it", "Scores: ", "Leading: "):
         assert told in text
+
+
+async def test_the_hand_is_printed_once_until_it_changes(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """A whole game at the terminal (always the first choice): the cards dealt are not
+    printed again at the bid, nor at any question while they are the same."""
+    said: list[str] = []
+    player = TerminalPolicy(ask=lambda prompt: "1", say=said.append, colour=False)
+    game = await play_local(3, [player, BotPolicy(1), BotPolicy(2)], tmp_path, "hand")
+    assert game.seats[0].outcome is not None and game.seats[0].outcome.finished
+    shown = [
+        line.split(": ", 1)[1]
+        for line in said
+        if line.startswith(("Your hand: ", "\nDeal")) and ": " in line
+    ]
+    assert any(line.startswith("\nDeal 1. Your cards: ") for line in said)
+    assert all(a != b for a, b in itertools.pairwise(shown)), shown

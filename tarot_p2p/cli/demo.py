@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         print("error: --timeout and --time-limit must be positive", file=sys.stderr)
         return 2
     end, count = game_length(args)
-    length = f"until a total exceeds {count}" if end is GameEnd.POINTS else f"{count} {end.value}"
+    unit = end.value.removesuffix("s") if count == 1 else end.value  # "1 round", "2 rounds"
+    length = f"until a total exceeds {count}" if end is GameEnd.POINTS else f"{count} {unit}"
     base = args.data_dir or Path(tempfile.mkdtemp(prefix="tarot-p2p-demo-"))
     base.mkdir(parents=True, exist_ok=True)
     print(

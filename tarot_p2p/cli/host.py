@@ -7,12 +7,13 @@ relay (``tarot-p2p relay``) instead. Either way the host offers the table under 
 code to read aloud (``7-guitar-orbit``, :mod:`tarot_p2p.meet.offer`) until every seat is
 taken, and prints the long code for scripts. The host plays in a page of the browser
 (``--ui terminal``: at the terminal), or lets a bot play for it with ``--bot``;
-``--bots N`` seats N bots that play inside this program.
+``--bots N`` seats N bots that play inside this program (through the relay too).
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -24,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tarot_p2p.cli.bot import BotPolicy, add_bot_options
 from tarot_p2p.cli.errors import tell
-from tarot_p2p.cli.house_bots import bot_names, seat_house_bots
+from tarot_p2p.cli.house_bots import at_relay, bot_names, in_process, seat_house_bots
 from tarot_p2p.cli.join import (
     add_relay_options,
     add_seat_options,
@@ -67,7 +68,8 @@ from tarot_p2p.seat.session import HostedHub, host_table, play_seat, resume_seat
 from tarot_p2p.ui.policy import BrowserPolicy
 
 LINGER = 30.0
-"""Seconds the hosted hub stays up after our game ends, for the others to finish."""
+"""Seconds this program stays after our game ends, for the others to finish (its house
+bots, and the players of the hub it runs)."""
 
 
 DESCRIPTION = (
@@ -134,7 +136,7 @@ def register(subparsers: Any) -> None:
         metavar="NAME",
         help="take back this unfinished table of yours (names: tarot-p2p resume --list)",
     )
-    add_seat_options(p, default_name="Host")
+    add_seat_options(p, default_name=None)
     p.set_defaults(func=run)
 
 
@@ -273,16 +275,7 @@ async def _host(
             saved = Ticket(
                 "host", code.encode(), name, False, None, listen, port, bots=tuple(names)
             )
-            bots_done = seat_house_bots(
-                nursery,
-                hub,
-                names,
-                lambda i: BotPolicy(f"{args.seed}/{i + 1}", args.level, args.think),
-                profile.root,
-                timeouts,
-            )
-            if names:
-                print(f"bots playing in this program: {', '.join(names)}", flush=True)
+            way = in_process(hub)
 
             async def claim_here(wanted: int) -> ClaimEnd:
                 # A random channel, not the lowest free one: two tables on one network
@@ -316,7 +309,28 @@ async def _host(
             link = await connect_patiently(own, identity, timeouts, show=True)
             print(f"connected to the relay at {dialed.text()}", flush=True)
             # The address dialed is kept: it is the one known to reach the relay from here.
-            saved = Ticket("host", code.encode(), name, True, listen=dialed.host, port=dialed.port)
+            saved = Ticket(
+                "host",
+                code.encode(),
+                name,
+                True,
+                listen=dialed.host,
+                port=dialed.port,
+                bots=tuple(names),
+            )
+            # The bots dial the relay as the host does, once the host's link is there to
+            # hear their join requests.
+            way = at_relay(own, fingerprint(identity.public_key()))
+        bots_done = seat_house_bots(
+            nursery,
+            way,
+            names,
+            lambda i: BotPolicy(f"{args.seed}/{i + 1}", args.level, args.think),
+            profile.root,
+            timeouts,
+        )
+        if names:
+            print(f"bots playing in this program: {', '.join(names)}", flush=True)
         print(f"join code: {code.encode()}", flush=True)
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
         profile.save_ticket(files, replace(saved, config=config_hex))
@@ -364,9 +378,9 @@ async def _host(
             with trio.CancelScope(shield=True):
                 await link.aclose()
         exit_code = report(outcome, peer)
-        if hosted is not None:
-            with trio.move_on_after(LINGER):
-                await bots_done.wait()
+        with trio.move_on_after(LINGER):
+            await bots_done.wait()
+            if hosted is not None:
                 await hosted.wait_empty()
         nursery.cancel_scope.cancel()
     return exit_code
@@ -378,18 +392,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = table_config(args)
         timeouts = seat_timeouts(args)
-        name = clean_name(args.name)
+        name = clean_name(args.name or getpass.getuser())  # as join names a player
         profile = Profile(args.profile)
         if not 0 <= args.bots < config.players:
             raise ValueError(f"--bots is 0 to {config.players - 1} at {config.players} players")
-        if args.bots and args.relay:
-            raise ValueError("--bots needs the hub in this program: leave out --relay")
         relay = chosen_relay(args, profile)
-        if args.bots and relay is not None:
-            raise ValueError(
-                "--bots needs the hub in this program: add --no-relay to forget the relay "
-                "you gave before"
-            )
         bot_names(args.bots, name)
         resume = None
         if not args.new:

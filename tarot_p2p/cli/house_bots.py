@@ -3,15 +3,17 @@
 Why in-process: a player who wants a game against bots should not have to start one
 program per bot and paste the join code into each. A house bot is still a full peer: its
 own identity key, its own key shares and shuffles, its own transcript and score sheet;
-it joins through the hub's in-process link exactly as a remote player joins over TCP
-(join request, then the host's signed set-up), so nothing in the protocol knows it is
-local, and it learns nothing the hub does not relay to everyone.
+it joins exactly as a remote player does (join request, then the host's signed set-up),
+through the hub's in-process link when the hub runs in the host's program, or over TCP
+to the relay holding the table (``host --bots N --relay ADDRESS``), so nothing in the
+protocol knows it is local, and it learns nothing the hub does not relay to everyone.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -19,7 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.files.profile import Profile
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN
+from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode
+from tarot_p2p.net.link import MessageLink, connect
 from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import TableConfig
@@ -39,29 +42,69 @@ def bot_names(count: int, taken: str) -> list[str]:
     return free[:count]
 
 
+@dataclass(frozen=True, slots=True)
+class Way:
+    """How a house bot reaches the table: ``open(identity)`` gives a new link to its hub
+    (again after a lost one); ``host`` is the fingerprint of the host's key, which must
+    sign the set-up."""
+
+    table_id: bytes
+    host: bytes
+    open: Callable[[Ed25519PrivateKey], Awaitable[MessageLink]]
+
+
+def in_process(hub: Hub) -> Way:
+    """The way to a hub running in this program (its key is the host's)."""
+
+    async def local(identity: Ed25519PrivateKey) -> MessageLink:
+        return hub.local_link()
+
+    return Way(hub.table_id, fingerprint(hub.identity.public_key()), local)
+
+
+def at_relay(code: JoinCode, host: bytes) -> Way:
+    """The way to a table at a relay, dialed as ``code`` says (the host dials it so)."""
+
+    async def dial(identity: Ed25519PrivateKey) -> MessageLink:
+        return await connect(code, identity)
+
+    return Way(code.table_id, host, dial)
+
+
 async def house_bot(
-    hub: Hub, name: str, policy: Policy, profile: Profile, timeouts: Timeouts
+    way: Way, name: str, policy: Policy, profile: Profile, timeouts: Timeouts
 ) -> Outcome:
-    """One bot seated through ``hub``'s in-process link, played to the end of the game.
+    """One bot seated by ``way``, played to the end of the game.
 
     Each bot has a profile of its own (under the host's), so that a host restarted after
     a crash brings its bots back to their seats with their keys and secrets."""
     identity = profile.identity()
-    files = profile.seat_files(hub.table_id, identity)
+    files = profile.seat_files(way.table_id, identity)
     peer = resume_seat(files, identity)
-    link = hub.local_link()
+
+    async def reconnect() -> MessageLink:
+        return await way.open(identity)
+
+    link = await reconnect()
     try:
         if peer is None:
             peer, _ = await join_table(
                 link,
                 identity,
                 name,
-                hub.table_id,
-                hub_fingerprint=fingerprint(hub.identity.public_key()),
+                way.table_id,
+                hub_fingerprint=way.host,
                 timeout=timeouts.lobby,
             )
         return await play_seat(
-            peer, link, policy, profile.tables, identity, timeouts=timeouts, history=profile.history
+            peer,
+            link,
+            policy,
+            profile.tables,
+            identity,
+            timeouts=timeouts,
+            reconnect=reconnect,
+            history=profile.history,
         )
     finally:
         await link.aclose()
@@ -74,24 +117,25 @@ def bot_profile(root: Path, index: int) -> Profile:
 
 def seat_house_bots(
     nursery: trio.Nursery,
-    hub: Hub,
+    way: Way,
     names: list[str],
     make_policy: Callable[[int], Policy],
     root: Path,
     timeouts: Timeouts,
     outcomes: list[Outcome] | None = None,
 ) -> trio.Event:
-    """Start one :func:`house_bot` per name in ``nursery`` (bot ``i`` decides with
-    ``make_policy(i)`` and keeps its files in :func:`bot_profile` of ``root``); their
-    outcomes are appended to ``outcomes`` as they finish. The event returned is set once
-    they all have (so the host waits for them before leaving)."""
+    """Start one :func:`house_bot` per name in ``nursery``, each reaching the table by
+    ``way`` (bot ``i`` decides with ``make_policy(i)`` and keeps its files in
+    :func:`bot_profile` of ``root``); their outcomes are appended to ``outcomes`` as they
+    finish. The event returned is set once they all have (so the host waits for them
+    before leaving)."""
     finished = trio.Event()
     running = [len(names)]
 
     async def run(index: int, name: str, policy: Policy) -> None:
         try:
             profile = bot_profile(root, index)
-            outcome = await house_bot(hub, name, policy, profile, timeouts)
+            outcome = await house_bot(way, name, policy, profile, timeouts)
             if outcomes is not None:
                 outcomes.append(outcome)
         finally:
@@ -125,7 +169,8 @@ async def host_with_house_bots(
     outcomes: list[Outcome] = []
     try:
         async with trio.open_nursery() as nursery:
-            seat_house_bots(nursery, hub, bots, make_bot_policy, data_dir, timeouts, outcomes)
+            way = in_process(hub)
+            seat_house_bots(nursery, way, bots, make_bot_policy, data_dir, timeouts, outcomes)
             peer = await host_table(link, identity, name, config, table_id, timeout=timeouts.lobby)
             outcome = await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)
     finally:

@@ -24,16 +24,16 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.cli.errors import INTERRUPTED, NETWORK_ERRORS, explain, leaf, tell
-from tarot_p2p.cli.lan import LanChoice, choose_table
+from tarot_p2p.cli.lan import CodeRefused, choose_table
 from tarot_p2p.cli.player import add_ui_options, human_policy, remember_page, with_page
 from tarot_p2p.files.game_record import rules_summary
 from tarot_p2p.files.profile import Profile, ProfileError, Ticket, default_root
 from tarot_p2p.files.tables_cache import load_tables
-from tarot_p2p.meet.discovery import find_channel
+from tarot_p2p.meet.discovery import LanTable, find_channel
 from tarot_p2p.meet.lobby import LobbyError, clean_name
 from tarot_p2p.meet.offer import ask_host
 from tarot_p2p.meet.rendezvous import Invitation
-from tarot_p2p.meet.words import ShortCode, is_short_code
+from tarot_p2p.meet.words import ShortCode, ShortCodeError, is_short_code
 from tarot_p2p.meet.words import parse as parse_short_code
 from tarot_p2p.net.address import DEFAULT_PORT, Address, parse_address
 from tarot_p2p.net.framing import LinkError
@@ -45,6 +45,7 @@ from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import Abandon
 from tarot_p2p.seat.runner import BACKOFF, Outcome, Policy, Timeouts
 from tarot_p2p.seat.session import join_table, play_seat, resume_seat
+from tarot_p2p.ui.policy import BrowserPolicy
 
 
 def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> None:
@@ -211,23 +212,26 @@ LAN_SEARCH = 5.0
 
 async def invitation_for(short: ShortCode, relay: Address | None, show: bool) -> Invitation:
     """The long code and host key behind ``short``: asked at ``relay``, or at the hub found
-    on this network announcing its channel.
-
-    The code returned names the address the question was answered at: the same hub serves
-    the table there, and that address is the one known to work from here (a player on the
-    relay's own network may not reach it by the public address written in the code)."""
+    on this network announcing its channel."""
     if relay is not None:
         if show:
             print(f"looking for the table {short.text()} at {relay.text()}...", flush=True)
-        where = relay
-    else:
-        found = await find_channel(short.channel, LAN_SEARCH)
-        if found is None:
-            raise ValueError(
-                f"no table with the code {short.text()} on this network: check the code, or "
-                "give the relay's address with --relay HOST[:PORT] (ask the host)"
-            )
-        where = Address(*found)
+        return await ask_at(relay, short)
+    found = await find_channel(short.channel, LAN_SEARCH)
+    if found is None:
+        raise ValueError(
+            f"no table with the code {short.text()} on this network: check the code, or "
+            "give the relay's address with --relay HOST[:PORT] (ask the host)"
+        )
+    return await ask_at(Address(*found), short)
+
+
+async def ask_at(where: Address, short: ShortCode) -> Invitation:
+    """The invitation behind ``short``, asked of the hub at ``where``.
+
+    The code returned names ``where``: the same hub serves the table there, and that
+    address is the one known to work from here (a player on the relay's own network may
+    not reach it by the public address written in the code)."""
     invitation = await ask_host(where.host, where.port, short)
     return replace(invitation, code=replace(invitation.code, host=where.host, port=where.port))
 
@@ -265,6 +269,7 @@ async def _join(
     hub_fingerprint: bytes | None,
     show: bool,
     relay: Address | None,
+    found: Invitation | None,
 ) -> int:
     identity = profile.identity()
     short: str | None = None
@@ -275,7 +280,7 @@ async def _join(
             code = JoinCode.decode(kept.code)
             hub_fingerprint = bytes.fromhex(kept.host_key) if kept.host_key else None
         else:
-            invitation = await invitation_for(target, relay, show)
+            invitation = found or await invitation_for(target, relay, show)
             code = invitation.code
             host = Ed25519PublicKey.from_public_bytes(invitation.host_key)
             hub_fingerprint = fingerprint(host)
@@ -305,7 +310,10 @@ async def _join(
             print("taking your seat back at this table...", flush=True)
         link = await connect_patiently(code, identity, timeouts, show)
     else:
-        link = await connect(code, identity)
+        link = await connect(code, identity)  # the hub proved it knows the code's secret
+    if isinstance(policy, BrowserPolicy):
+        policy.admitted.set()
+    if peer is None:
         if show:
             print(f"connected to {code.host}:{code.port}; waiting for the host to seat everyone")
         peer, _ = await join_table(
@@ -341,18 +349,18 @@ async def warm_up_crypto() -> None:
 
 
 def run_joiner(
-    args: argparse.Namespace, policy: Policy, *, show: bool, hub: Address | None = None
+    args: argparse.Namespace, policy: Policy, *, show: bool, found: Invitation | None = None
 ) -> int:
     """Sit at the table of ``args.code`` with ``policy`` deciding; shared by join and bot.
-    ``hub``: where a short code is asked (a table picked on the network), instead of the
-    relay given or remembered."""
+    ``found``: what the host's program answered to the short code already (a table picked
+    on the network)."""
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     try:
         target: JoinCode | ShortCode
         pinned: bytes | None = None
         profile = Profile(args.profile)
-        relay = hub or chosen_relay(args, profile)
+        relay = None if found is not None else chosen_relay(args, profile)
         if is_short_code(args.code):
             target = parse_short_code(args.code)
             if args.host_key:
@@ -370,8 +378,8 @@ def run_joiner(
         table = table_folder(profile, profile.identity(), target)
     except (JoinCodeError, LobbyError, ValueError, ProfileError) as exc:
         return tell(exc)
-    main = with_page(policy, _join, args, profile, table)
-    return run_seat(main, target, name, policy, profile, timeouts, pinned, show, relay)
+    main = with_page(policy, _join, args, profile, table, when_admitted=True)
+    return run_seat(main, target, name, policy, profile, timeouts, pinned, show, relay, found)
 
 
 def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
@@ -394,18 +402,28 @@ def run_seat(main: Callable[..., Awaitable[int]], *args: object) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.code is None:
-        choice = choose_table()
+        choice = choose_table(check_code)
         if choice is None:
             return 1
-        return join_lan_table(args, choice)
+        args.code = choice.code
+        return run_joiner(args, human_policy(args), show=True, found=choice.invitation)
     return run_joiner(args, human_policy(args), show=True)
 
 
-def join_lan_table(args: argparse.Namespace, choice: LanChoice) -> int:
-    """Sit at the table picked on the network with the code its host read aloud.
-
-    A long code names its hub itself; a short code is asked of the hub that announced
-    the table (not remembered: it is no relay)."""
-    args.code = choice.code
-    hub = Address(choice.table.address, choice.table.port)
-    return run_joiner(args, human_policy(args), show=True, hub=hub)
+def check_code(table: LanTable, text: str) -> Invitation | None:
+    """The prompt's check of a code typed for a table picked on the network (see
+    :data:`~tarot_p2p.cli.lan.CodeCheck`): a short code is asked of the hub that announced
+    the table (not remembered: it is no relay); a long code is read."""
+    try:
+        if is_short_code(text):
+            short = parse_short_code(text)
+            return trio.run(ask_at, Address(table.address, table.port), short)
+        JoinCode.decode(text)
+        return None
+    except ShortCodeError as exc:  # a code mistyped: it says which word
+        raise CodeRefused(for_terminal(str(exc))) from None
+    except Exception as exc:
+        explained = explain(exc)  # a code the host's program refuses, a network down...
+        if explained is None:
+            raise
+        raise CodeRefused(explained[0]) from None

@@ -23,6 +23,7 @@ from tarot_p2p.meet.discovery import (
     local_interfaces,
     look_alikes,
 )
+from tarot_p2p.meet.rendezvous import Invitation
 from tarot_p2p.protocol.names import for_terminal
 
 BROWSE_SECONDS = 3.0
@@ -32,21 +33,36 @@ NEXT_STEP = "Ask the host for the table's code and run: tarot-p2p join CODE"
 
 @dataclass(frozen=True, slots=True)
 class LanChoice:
-    """The table a player picked on the network, and the code its host read aloud."""
+    """The table a player picked on the network, the code its host read aloud, and what
+    the host's program answered to a short code (``None`` for a long code)."""
 
     table: LanTable
     code: str
+    invitation: Invitation | None
 
 
 class Left(Exception):
-    """The player closed the input (Ctrl-D) instead of answering."""
+    """The player closed the input (Ctrl-D) or answered nothing, instead of answering."""
+
+
+class CodeRefused(Exception):
+    """A code typed at the prompt does not open the table picked; the message says why
+    and what to type (the prompt asks again)."""
+
+
+CodeCheck = Callable[[LanTable, str], Invitation | None]
+"""What a code typed for a table opens: a short code's invitation, asked of the table's
+hub, or ``None`` for a long code; raises :class:`CodeRefused` on a mistake."""
 
 
 def _answer(ask: Callable[[str], str], prompt: str) -> str:
     try:
-        return ask(prompt).strip()
+        text = ask(prompt).strip()
     except EOFError:
         raise Left from None
+    if not text:
+        raise Left
+    return text
 
 
 _COUNTS = {2: "two", 3: "three", 4: "four", 5: "five"}
@@ -82,25 +98,37 @@ def _pick(tables: list[LanTable], ask: Callable[[str], str]) -> LanTable:
             print(f"     warning: {warning}", flush=True)
     while True:
         text = _answer(ask, f"Which table do you join? Type its number (1 to {len(tables)}): ")
-        if text.isdecimal() and 1 <= int(text) <= len(tables):
-            return tables[int(text) - 1]
-        print(f"Please type a number from 1 to {len(tables)}.", flush=True)
+        numbered = _numbered(text, tables)
+        if numbered is not None:
+            return numbered
+        print(
+            f"Please type a number from 1 to {len(tables)} (or press Enter to leave).", flush=True
+        )
+
+
+def _numbered(text: str, tables: list[LanTable]) -> LanTable | None:
+    """The table numbered ``text`` in the list, or ``None``."""
+    if text.isdecimal() and 1 <= int(text) <= len(tables):
+        return tables[int(text) - 1]
+    return None
 
 
 def choose_table(
-    ask: Callable[[str], str] = input, seconds: float = BROWSE_SECONDS
+    check: CodeCheck, ask: Callable[[str], str] = input, seconds: float = BROWSE_SECONDS
 ) -> LanChoice | None:
     """``join`` without a code: look for announced tables, let the player pick one, then
     ask for the code its host reads aloud (always: the code, not the announcement, proves
-    that the machine is the host's). ``None`` when there is nothing to join here."""
+    that the machine is the host's) until ``check`` accepts it; a table's number typed
+    instead picks that table. ``None`` when there is nothing to join here, or the player
+    leaves (Ctrl-C, Ctrl-D or an empty answer)."""
     try:
-        return _choose(ask, seconds)
+        return _choose(check, ask, seconds)
     except (Left, KeyboardInterrupt):
         print("\nleft without joining", flush=True)
         return None
 
 
-def _choose(ask: Callable[[str], str], seconds: float) -> LanChoice | None:
+def _choose(check: CodeCheck, ask: Callable[[str], str], seconds: float) -> LanChoice | None:
     print(f"Looking for tables on your network ({seconds:g} seconds)...", flush=True)
     try:
         tables = trio.run(browse, seconds)
@@ -115,11 +143,22 @@ def _choose(ask: Callable[[str], str], seconds: float) -> LanChoice | None:
         )
         return None
     table = _pick(tables, ask)
-    host = for_terminal(table.host)
     while True:
-        code = _answer(ask, f"Type the code {host} reads aloud (it looks like {CODE_EXAMPLE}): ")
-        if code:
-            return LanChoice(table, code)
+        host = for_terminal(table.host)
+        code = _answer(
+            ask,
+            f"Type the code {host} reads aloud (it looks like {CODE_EXAMPLE}; "
+            "Enter alone to leave): ",
+        )
+        numbered = _numbered(code, tables)
+        if numbered is not None:  # the list's number, typed again or for another table
+            table = numbered
+            print(f"Table {code}: {table.describe()}.", flush=True)
+            continue
+        try:
+            return LanChoice(table, code, check(table, code))
+        except CodeRefused as exc:
+            print(exc, flush=True)  # and the code is asked again
 
 
 class HostOnLan:

@@ -39,7 +39,7 @@ def add_ui_options(p: argparse.ArgumentParser) -> None:
         help="do not open the browser: only print the page's address, to open yourself",
     )
     p.add_argument(
-        "--lang", type=word, choices=LANGUAGES, help="the page's language (default: the system's)"
+        "--lang", type=word, choices=LANGUAGES, help="the page's language (default: the browser's)"
     )
 
 
@@ -56,14 +56,19 @@ def with_page(
     args: argparse.Namespace,
     profile: Profile,
     table: Path | None,
+    *,
+    when_admitted: bool = False,
 ) -> Callable[..., Awaitable[Any]]:
-    """``main`` itself, or ``main`` run while the policy's page is served and shown.
-    ``table``: the folder of the table this run takes up, when known before it starts
-    (the same command run again), whose page it serves again."""
+    """``main`` itself, or ``main`` run while the policy's page is served and shown (opened
+    once ``main`` sets the policy's ``admitted`` if ``when_admitted``: a joiner's code
+    accepted). ``table``: the folder of the table this run takes up, when known before it
+    starts (the same command run again), whose page it serves again."""
     if not isinstance(policy, BrowserPolicy):
         return main
     policy.server.prepare(profile.root / ENTRY_FOLDER, table)
-    return functools.partial(play_in_browser, policy, main, open_page=not args.no_open)
+    return functools.partial(
+        play_in_browser, policy, main, open_page=not args.no_open, when_admitted=when_admitted
+    )
 
 
 def remember_page(policy: Policy, table: Path) -> None:

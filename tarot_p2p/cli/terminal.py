@@ -115,6 +115,8 @@ class TerminalPolicy:
         """(hand, number of its tricks already told)."""
         self._partner_told: tuple[int, str] | None = None
         self._last_notice: tuple[str, int | None, float] | None = None
+        self._hand_shown: tuple[int, CardSet] | None = None
+        """(hand, the cards last printed as ours): not printed again while unchanged."""
 
     def _card(self, c: Card) -> str:
         return card_text(c, self.colour)
@@ -165,7 +167,9 @@ class TerminalPolicy:
         assert state is not None and seat is not None
         obs = state.observation(seat)
         self._say(f"\n{self._header(peer, state)}")
-        self._say(f"Your hand: {describe_hand(obs.hand, self.colour)}")
+        if self._hand_shown != (peer.hand.hand, obs.hand):
+            self._hand_shown = (peer.hand.hand, obs.hand)
+            self._say(f"Your hand: {describe_hand(obs.hand, self.colour)}")
         if peer.hand.phase is Phase.ECART:
             return await self._ecart(peer, state)
         if obs.trick:
@@ -261,6 +265,7 @@ class TerminalPolicy:
                 first = _name(peer, 0)
                 self._say(f"Seats drawn, in playing order: {order}. {first} deals first.")
             elif isinstance(event, Dealt):
+                self._hand_shown = (peer.hand.hand, event.cards)
                 cards = describe_hand(event.cards, self.colour)
                 self._say(f"\nDeal {peer.hand.hand}. Your cards: {cards}")
             elif isinstance(event, ChienShown):

@@ -100,13 +100,15 @@ def _failure_line(report: TranscriptReport, failure: Failure) -> str:
         out.append(_describe(report, at) + ":")
     if failure.blamed is not None and (at is None or failure.blamed != at.seat):
         out.append(f"it exposes {for_terminal(report.who(failure.blamed, _hand_of(failure)))}:")
-    out.append(for_terminal(failure.reason))
+    if failure.status is not Status.INCOMPLETE:  # (its headline says it already)
+        out.append(for_terminal(failure.reason))
     if failure.expected is not None:
         seat, kinds, hand, phase = failure.expected
-        out.append(
-            f"; {for_terminal(report.who(seat, hand))} was to send {' or '.join(kinds)} "
+        awaited = (
+            f"{for_terminal(report.who(seat, hand))} was to send {' or '.join(kinds)} "
             f"(hand {hand}, phase {phase})"
         )
+        out.append(f"; {awaited}" if out else awaited)
     return " ".join(out).replace(" ;", ";")
 
 

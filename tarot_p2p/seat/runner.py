@@ -142,8 +142,9 @@ class Notice:
     ``kind`` is ``waiting`` (for ``seat``, since ``seconds``), ``absent`` (``seat`` has
     been silent past its limit; the others may soon score its abandon), ``claimed``
     (another seat claimed ``seat`` absent), ``back`` (``seat`` asked for the records it
-    missed: it is reconnecting and alive), ``reconnecting`` (our own link is down, since
-    ``seconds``) or ``connected`` (our link is back)."""
+    missed after we had told the player we wait for it: it was away and is back),
+    ``reconnecting`` (our own link is down, since ``seconds``) or ``connected`` (our link
+    is back)."""
 
     kind: str
     seat: int | None
@@ -301,6 +302,9 @@ class TableRunner:
         """Links opened so far after the first: a wait restarts its deadline on a new one."""
         self._claim: bytes | None = None
         """Our forfeit claim for the current wait, sent again with every nudge."""
+        self._told_waiting: int | None = None
+        """The seat the player was told we wait for, in the current wait (``None``: none
+        yet): only a seat missed for that long can be said to come back."""
 
     def _open_store(self) -> tuple[TranscriptStore, int]:
         """The transcript file, new or (a seat taken back after a crash) the one the peer
@@ -472,6 +476,7 @@ class TableRunner:
         deadline = started + (forfeit + max(forfeit, limit) if can_abandon else limit)
         absent_at = started + limit if can_abandon else float("inf")
         next_notice = started + NOTICE_EVERY
+        self._told_waiting = None
         every = self.timeouts.nudge
         nudge = started + every
         while self.peer.transcript.head == head:
@@ -490,6 +495,7 @@ class TableRunner:
                 raise self._absence(deadline - started)
             if now >= absent_at:
                 absent_at = float("inf")
+                self._told_waiting = seat
                 await self._notice("absent", seat, now - started)
             if now >= claim_at:
                 claim_at = float("inf")
@@ -502,6 +508,7 @@ class TableRunner:
                 await self._send_claim()
             if now >= next_notice:
                 next_notice = now + NOTICE_EVERY
+                self._told_waiting = seat
                 await self._notice("waiting", seat, now - started)
 
     async def _send_claim(self) -> None:
@@ -647,7 +654,11 @@ class TableRunner:
             request = SyncRequest(member, 0, peer.transcript.genesis)
         self._counts[request.member] = max(self._counts.get(request.member, 0), request.count)
         seat = peer.seat_of_member(request.member)
-        if seat is not None and seat == peer.expected_sender():
+        if seat is not None and seat == peer.expected_sender() == self._told_waiting:
+            # A seat we have been waiting for asks for what it missed: it was away and
+            # comes back. Sooner, the request is news of nothing: every seat asks when its
+            # runner starts and when its own wait stalls, and such a request may reach us
+            # just after our wait turned to that seat (its link never broke).
             await self._notice("back", seat, 0.0)
         if request.count > len(peer.transcript):
             self._ask_at = min(self._ask_at, trio.current_time())  # we are behind

@@ -35,11 +35,13 @@ async def show_page(
     server: PageServer,
     *,
     open_page: bool,
+    admitted: trio.Event | None = None,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Print the page's address (then ``task_status`` is told), and open the browser on it
     unless ``open_page`` is false, no graphical browser can be opened here, or the tab of
-    a previous run came back."""
+    a previous run came back. With ``admitted``, nothing is opened before it is set (a
+    joiner's code accepted: a wrong code leaves no dead tab)."""
     entry = server.entry
     assert entry is not None, "the server is listening"
     print(f"your table: {entry.address}", flush=True)
@@ -49,6 +51,8 @@ async def show_page(
         flush=True,
     )
     task_status.started()
+    if admitted is not None:
+        await admitted.wait()
     if server.came_back:
         with trio.move_on_after(COMEBACK_WAIT):
             await server.page_came.wait()
@@ -58,7 +62,11 @@ async def show_page(
     if not open_page:
         print("open it in a browser on this computer (--no-open)", flush=True)
         return
-    if browser_available() and await trio.to_thread.run_sync(webbrowser.open, entry.address):
+    # (a browser command that never returns must not hold the program)
+    opened = browser_available() and await trio.to_thread.run_sync(
+        webbrowser.open, entry.address, abandon_on_cancel=True
+    )
+    if opened:
         print("opened in your browser", flush=True)
         return
     print(

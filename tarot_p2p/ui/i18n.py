@@ -72,11 +72,14 @@ _FR: Final[dict[str, str]] = {
     "dealing": "Donne {hand} : chaque joueur mélange le paquet masqué, preuve à l'appui…",
     "waiting_table": "En attente des autres joueurs…",
     "join_help": "Pour s'asseoir à cette table, les autres joueurs tapent :",
-    "waiting_more_1": "En attente d'un joueur de plus…",
+    "waiting_more_one": "En attente d'un joueur de plus…",
     "waiting_more": "En attente de {n} joueurs de plus…",
     "seated": "À la table : {names}",
     "copy": "Copier",
     "turn_of": "À {name} de jouer.",
+    "turn_bid": "À {name} de parler.",
+    "turn_call": "À {name} d'appeler un roi.",
+    "turn_ecart": "{name} fait son écart.",
     "you_bid": "À vous de parler.",
     "short_bid": "À vous de parler.",
     "short_call": "À vous d'appeler un roi.",
@@ -158,7 +161,8 @@ _FR: Final[dict[str, str]] = {
     "trust_messages": "{n} messages reçus, chacun signé par son auteur et vérifié par votre pair.",
     "trust_shuffle": "Paquet mélangé par chacun des {n} joueurs, chaque mélange prouvé.",
     "trust_cards": "Chaque carte ouverte l'a été avec une preuve : personne n'a pu tricher.",
-    "trust_hands": "{n} donne(s) : marque vérifiée et signée par tous.",
+    "trust_hands": "{n} donnes : marque vérifiée et signée par tous.",
+    "trust_hands_one": "1 donne : marque vérifiée et signée par tous.",
     "trust_none": "Rien à vérifier pour l'instant.",
     "notice_waiting": "En attente de {name} ({time})",
     "notice_waiting_back": "En attente de {name} (reconnexion, {time})",
@@ -245,11 +249,14 @@ _EN: Final[dict[str, str]] = {
     "dealing": "Deal {hand}: every player shuffles the masked deck, with a proof…",
     "waiting_table": "Waiting for the other players…",
     "join_help": "To sit at this table, the other players type:",
-    "waiting_more_1": "Waiting for 1 more player…",
+    "waiting_more_one": "Waiting for 1 more player…",
     "waiting_more": "Waiting for {n} more players…",
     "seated": "At the table: {names}",
     "copy": "Copy",
     "turn_of": "{name} to play.",
+    "turn_bid": "{name} to bid.",
+    "turn_call": "{name} to call a king.",
+    "turn_ecart": "{name} makes the écart.",
     "you_bid": "Your bid.",
     "short_bid": "Your bid.",
     "short_call": "Call a king.",
@@ -331,7 +338,8 @@ _EN: Final[dict[str, str]] = {
     "trust_messages": "{n} messages received, each signed by its sender and checked by your peer.",
     "trust_shuffle": "Deck shuffled by each of the {n} players, every shuffle proven.",
     "trust_cards": "Every card opened came with a proof: nobody could cheat.",
-    "trust_hands": "{n} deal(s): score checked and signed by everyone.",
+    "trust_hands": "{n} deals: score checked and signed by everyone.",
+    "trust_hands_one": "1 deal: score checked and signed by everyone.",
     "trust_none": "Nothing to check yet.",
     "notice_waiting": "Waiting for {name} ({time})",
     "notice_waiting_back": "Waiting for {name} (reconnecting, {time})",
@@ -395,6 +403,13 @@ class Words:
 
     def __call__(self, key: str, **values: object) -> str:
         return self.table[key].format(**values)
+
+    def count(self, key: str, n: int, **values: object) -> str:
+        """The words of ``key`` for ``n`` things: ``key_one`` when there is one and the
+        table has it ("1 deal", not "1 deals")."""
+        if n == 1 and f"{key}_one" in self.table:
+            return self(f"{key}_one", n=n, **values)
+        return self(key, n=n, **values)
 
     def card(self, c: Card) -> str:
         """A card's full name: "Roi de cœur", "12 d'atout", "Excuse"."""

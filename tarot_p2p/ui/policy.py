@@ -76,6 +76,8 @@ class BrowserPolicy:
 
     def __init__(self, lang: str | None = None) -> None:
         self.words = Words(lang or system_language())
+        self.follow_browser = lang is None
+        """No language given (``--lang``): the page switches to its browser's, once."""
         self.story = Story(self.words)
         self.server = PageServer(self)
         self.peer: Peer | None = None
@@ -94,6 +96,9 @@ class BrowserPolicy:
         """Set when the player leaves the table from the page, or closes it after the game."""
         self.quit = trio.Event()
         """Set when the player leaves from the page before the game started."""
+        self.admitted = trio.Event()
+        """Set once the table lets this player in (a joiner's code accepted): the browser
+        opens on the page then, not on a table that a mistyped code never reached."""
 
     # ------------------------------------------------------------------ Policy
 
@@ -176,6 +181,7 @@ class BrowserPolicy:
                 "type": "hello",
                 "lang": lang,
                 "languages": list(LANGUAGES),
+                "follow": self.follow_browser,
                 "labels": {k: self.words(k) for k in LABELS},
                 "cards": [card_svg(c, lang) for c in range(DECK_SIZE)],
                 "back": back_svg(),
@@ -197,6 +203,7 @@ class BrowserPolicy:
             if self.peer is None:  # once the game is on, leaving is the absence rules' job
                 self.quit.set()
         elif kind == "lang" and message.get("lang") in LANGUAGES:
+            self.follow_browser = False  # chosen: by the browser's language or a click
             self.words = Words(str(message["lang"]))
             self.story.words = self.words
             self.publish()
@@ -250,13 +257,18 @@ async def play_in_browser(
     main: Callable[..., Awaitable[T]],
     *args: object,
     open_page: bool = True,
+    when_admitted: bool = False,
 ) -> T:
     """Serve ``policy``'s page (its address printed, the browser opened on it unless
-    ``open_page`` is false) while ``main(*args)`` plays; afterwards keep it until the
+    ``open_page`` is false, and only once ``policy.admitted`` is set if ``when_admitted``:
+    a joiner's code accepted) while ``main(*args)`` plays; afterwards keep it until the
     player leaves it (at most :data:`PAGE_LINGER` s)."""
     async with trio.open_nursery() as nursery:
         await nursery.start(policy.server.serve)
-        await nursery.start(functools.partial(show_page, policy.server, open_page=open_page))
+        admitted = policy.admitted if when_admitted else None
+        await nursery.start(
+            functools.partial(show_page, policy.server, open_page=open_page, admitted=admitted)
+        )
         result = await _unless_quit(policy, main, *args)
         if policy.pages:  # the page shows the final sheet until the player leaves it
             print("the game is over: leave the table in the page (or press Ctrl-C)", flush=True)

@@ -65,6 +65,10 @@ def sorted_cards(cards: CardSet) -> list[Card]:
     return sorted(cards_of(cards), key=hand_order)
 
 
+TURN_KEYS: Final = {Phase.BIDDING: "turn_bid", Phase.CALL: "turn_call", Phase.ECART: "turn_ecart"}
+"""What another seat is awaited for, by phase ("Alice to bid."); else ``turn_of`` (to play)."""
+
+
 @dataclass(slots=True)
 class Pending:
     """A decision the page is asked for. ``serial`` tells a click on the current question
@@ -385,7 +389,7 @@ def trust_view(words: Words, peer: Peer) -> list[str]:
         lines.append(words("trust_shuffle", n=peer.config.seats))
         lines.append(words("trust_cards"))
     if peer.sheet is not None and peer.sheet.lines:
-        lines.append(words("trust_hands", n=len(peer.sheet.lines)))
+        lines.append(words.count("trust_hands", len(peer.sheet.lines)))
     return lines or [words("trust_none")]
 
 
@@ -412,7 +416,7 @@ def lobby_view(
     elif missing == 0:
         status = w("draw")  # the set-up is on its way: the seats are drawn next
     else:
-        status = w("waiting_more_1") if missing == 1 else w("waiting_more", n=missing)
+        status = w.count("waiting_more", missing)
     return {
         "lobby": True,
         "lang": w.lang,
@@ -482,7 +486,7 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
     elif turn is None:
         view["status"] = w("dealing", hand=hand.hand)
     elif turn != me or pending is None:
-        view["status"] = w("turn_of", name=names[turn])
+        view["status"] = w(TURN_KEYS.get(hand.phase, "turn_of"), name=names[turn])
     else:
         view["decision"] = _decision_view(w, peer, pending)
         view["status"] = w(f"short_{pending.kind}")

@@ -23,7 +23,7 @@ import trio
 from zeroconf import IPVersion, ServiceInfo, Zeroconf
 
 from tarot_p2p.cli import lan
-from tarot_p2p.cli.lan import HostOnLan, LanChoice, choose_table
+from tarot_p2p.cli.lan import CodeCheck, CodeRefused, HostOnLan, LanChoice, choose_table
 from tarot_p2p.meet.discovery import (
     SERVICE_TYPE,
     LanTable,
@@ -33,6 +33,7 @@ from tarot_p2p.meet.discovery import (
     find_channel,
     txt_fields,
 )
+from tarot_p2p.meet.rendezvous import Invitation
 from tarot_p2p.meet.words import parse as parse_short_code
 from tarot_p2p.net.joincode import JoinCode
 from tests.seat.test_resume_processes import ENV, PYTHON, Program, wait_for
@@ -147,35 +148,70 @@ async def test_nothing_announced_is_nothing_found() -> None:
     assert 1.0 <= time.monotonic() - started < 3.0
 
 
+def only(code: str) -> CodeCheck:
+    """A check that accepts ``code`` alone, as the table's host would."""
+
+    def check(table: LanTable, text: str) -> Invitation | None:
+        if text != code:
+            raise CodeRefused("the host's program says this code is wrong.")
+        return None
+
+    return check
+
+
 @pytest.mark.usefixtures("multicast")
-def test_choose_table_lists_the_tables_and_asks_for_the_code(
+def test_choose_table_lists_the_tables_and_asks_for_the_code_until_it_is_right(
     announcer: tuple[subprocess.Popen[str], LanTable], capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, table = announcer
     other = _random_table("Bernard")
     asked: list[str] = []
+    numbers: dict[str, str] = {}
 
     def ask(prompt: str) -> str:
         asked.append(prompt)
+        if not numbers:
+            for line in capsys.readouterr().out.splitlines():
+                for t in (table, other):
+                    if line.endswith(t.describe()):
+                        numbers[t.host] = line.split(")")[0].strip()
         if prompt.startswith("Which table"):
-            if len(asked) == 1:
-                return "nine"  # not a number: asked again
-            listed = capsys.readouterr().out
-            line = next(x for x in listed.splitlines() if table.describe() in x)
-            return line.split(")")[0].strip()
-        return "" if len(asked) < 4 else " 7 guitar orbit "
+            return "nine" if len(asked) == 1 else numbers["Bernard"]  # not a number: again
+        # At the code: a typo, then the other table's number from the list (the player
+        # meant Zoé's), then the code.
+        answers = ["7 guitar orbt", numbers["Zoé Martin"], " 7 guitar orbit "]
+        return answers[len(asked) - 3]
 
     async def two_tables() -> LanChoice | None:
         async with announce(other):
-            return await trio.to_thread.run_sync(choose_table, ask, 3.0)
+            return await trio.to_thread.run_sync(choose_table, only("7 guitar orbit"), ask, 3.0)
 
     choice = trio.run(two_tables)
-    assert choice == LanChoice(table, "7 guitar orbit")
+    assert choice == LanChoice(table, "7 guitar orbit", None)
     assert asked[0] == asked[1] and asked[1].startswith("Which table do you join?")
-    # An empty answer asks for the code again; the host is named in the question.
-    assert (
-        asked[2:] == ["Type the code Zoé Martin reads aloud (it looks like 7-guitar-orbit): "] * 2
-    )
+    # The host is named in the question; a wrong code is said so and asked again.
+    code = "reads aloud (it looks like 7-guitar-orbit; Enter alone to leave): "
+    assert asked[2:] == [f"Type the code Bernard {code}"] * 2 + [f"Type the code Zoé Martin {code}"]
+    out = capsys.readouterr().out
+    assert "the host's program says this code is wrong." in out
+    assert f"Table {numbers['Zoé Martin']}: {table.describe()}." in out
+
+
+@pytest.mark.usefixtures("multicast")
+def test_an_empty_answer_leaves(
+    announcer: tuple[subprocess.Popen[str], LanTable], capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = _random_table("Bernard")
+    for answers in (["", "unused"], ["1", "7 guitar orbt", ""]):
+
+        async def two_tables(given: Iterator[str]) -> LanChoice | None:
+            async with announce(other):
+                return await trio.to_thread.run_sync(
+                    choose_table, only("7 guitar orbit"), lambda _: next(given), 3.0
+                )
+
+        assert trio.run(two_tables, iter(answers)) is None
+        assert "left without joining" in capsys.readouterr().out
 
 
 def test_choose_table_with_nothing_announced_says_what_to_do(
@@ -188,10 +224,10 @@ def test_choose_table_with_nothing_announced_says_what_to_do(
         raise LanUnavailable("this computer's network does not let programs find each other")
 
     monkeypatch.setattr(lan, "browse", nothing)
-    assert choose_table(lambda _: pytest.fail("nothing to ask"), 0.1) is None
+    assert choose_table(only(""), lambda _: pytest.fail("nothing to ask"), 0.1) is None
     assert "No table found on your network." in capsys.readouterr().out
     monkeypatch.setattr(lan, "browse", no_network)
-    assert choose_table(lambda _: pytest.fail("nothing to ask"), 0.1) is None
+    assert choose_table(only(""), lambda _: pytest.fail("nothing to ask"), 0.1) is None
     out = capsys.readouterr().out
     assert "does not let programs find each other" in out
     assert "run: tarot-p2p join CODE" in out
@@ -214,7 +250,7 @@ def test_a_single_table_still_asks_for_the_code_and_ctrl_d_leaves(
         assert prompt.startswith("Type the code Zoé Martin reads aloud")
         raise EOFError
 
-    assert choose_table(ctrl_d, 2.0) is None
+    assert choose_table(only(""), ctrl_d, 2.0) is None
     out = capsys.readouterr().out
     assert f"Found {table.describe()}." in out
     assert "left without joining" in out
@@ -244,7 +280,8 @@ def _short_code(host: Program, deadline: float) -> str:
 @pytest.mark.usefixtures("multicast")
 def test_join_without_a_code_sits_at_the_table_the_host_announces(tmp_path: Path) -> None:
     """``join`` with no code, as a player runs it: the host's table found on the network,
-    the short code the host shows typed at the prompt, and the host sees the player come."""
+    the short code the host shows typed at the prompt after three mistakes, each asked
+    again, and the host sees the player come."""
     deadline = time.monotonic() + 90
     host = _hosting(tmp_path, 4, 1)
     joiner = None
@@ -274,7 +311,12 @@ def test_join_without_a_code_sits_at_the_table_the_host_announces(tmp_path: Path
         joiner.stdin.write(str(typed))
         joiner.stdin.flush()
         wait_for("Pierre seen by the host", lambda: "Pierre joined" in host.output(), deadline)
-        assert "Type the code Zoé reads aloud" in (tmp_path / "joiner.log").read_text()
+        said = (tmp_path / "joiner.log").read_text()
+        assert said.count("Type the code Zoé reads aloud") == 4, said
+        assert "is not one of the code words: did you mean" in said
+        assert f"Table 1: {table.describe()}." in said
+        assert "the host's program says this code is wrong" in said
+        assert "Someone tried a wrong code (1 of" in host.output()
     finally:
         host.kill()
         if joiner is not None:
@@ -310,12 +352,16 @@ def test_a_short_code_alone_finds_its_host_on_the_network_and_the_game_is_played
 
 def _typed(table: LanTable, code: str, listing: str) -> str | None:
     """What a player types once ``join`` lists the tables: the number of ``table``'s line
-    (unless it is the only table: no question), then the code; ``None`` while not listed."""
+    (unless it is the only table: no question), then at the code's prompt a typo, the
+    table's number again, the code's words swapped (a code the host refuses), then the
+    code; ``None`` while not listed."""
+    number, first, second = code.split("-")
+    mistakes = f"{number}-{first[:-1]}-{second}\n1\n{number}-{second}-{first}\n{code}\n"
     for line in listing.splitlines():
         if line.startswith(f"Found {table.describe()}"):
-            return f"{code}\n"
+            return mistakes
         if line.startswith("  ") and line.endswith(table.describe()):
-            return f"{line.split(')')[0].strip()}\n{code}\n"
+            return f"{line.split(')')[0].strip()}\n{mistakes}"
     return None
 
 
@@ -394,5 +440,5 @@ def test_ctrl_c_while_looking_leaves_without_a_traceback(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(lan, "browse", interrupted)
-    assert choose_table(lambda _: pytest.fail("nothing to ask"), 0.1) is None
+    assert choose_table(only(""), lambda _: pytest.fail("nothing to ask"), 0.1) is None
     assert capsys.readouterr().out.endswith("\nleft without joining\n")

@@ -34,7 +34,14 @@ from tarot_p2p.protocol.errors import UnattributedMessage
 from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
 from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.sheet import LineKind
-from tarot_p2p.seat.runner import Decision, Policy, TableRunner, Timeouts
+from tarot_p2p.seat.runner import (
+    NOTICE_EVERY,
+    Decision,
+    Notice,
+    Policy,
+    TableRunner,
+    Timeouts,
+)
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
@@ -90,8 +97,10 @@ async def play_local(
     seed: str,
     timeouts: Timeouts = SHORT,
     deals: int = 1,
+    wrap: Callable[[int, MessageLink], MessageLink] = lambda i, link: link,
 ) -> Game:
-    """A game with every seat on the hub's in-process link (for the mock clock)."""
+    """A game with every seat on the hub's in-process link (for the mock clock); seat
+    ``i`` uses ``wrap(i, link)``."""
     keys = [identity(seed, i) for i in range(players)]
     hub = Hub(keys[0], TABLE_ID, SECRET)
     game = Game(
@@ -104,7 +113,7 @@ async def play_local(
     async def guarded(i: int) -> None:
         with contextlib.suppress(Crash):  # the crashed seat's files stay as they are
             config = replace(one_deal(players), game_length=deals)
-            await sit(game, i, hub.local_link(), config, data_dir, timeouts)
+            await sit(game, i, wrap(i, hub.local_link()), config, data_dir, timeouts)
 
     async with trio.open_nursery() as nursery:
         for i in range(players):
@@ -455,6 +464,79 @@ async def test_demo_command_end_to_end(tmp_path: Path) -> None:
     assert result.returncode == 0, output
     assert "byte-identical transcripts and identical score sheets" in output
     assert "Agreed score sheet" in output and "demo succeeded" in output
+    assert "demo: 3 bots, 1 round, seed" in output  # not "1 rounds"
     transcripts = sorted(tmp_path.rglob("transcript.tp2p"))
     assert len(transcripts) == 3
     assert len({p.read_bytes() for p in transcripts}) == 1
+
+
+class Noticing:
+    """A bot that keeps every notice its runner gives it."""
+
+    def __init__(self, seed: int) -> None:
+        self.bot = BotPolicy(seed)
+        self.notices: list[Notice] = []
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        return await self.bot.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+    async def notice(self, peer: Peer, notice: Notice) -> None:
+        self.notices.append(notice)
+
+
+async def test_no_seat_is_said_to_come_back_when_no_link_broke(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """Every seat asks for what it may lack when its runner starts, and whenever its wait
+    makes no progress: such a request can reach the others just after their wait turned
+    to that seat. It is not a seat coming back, and nobody is told so."""
+    policies = [Noticing(i) for i in range(4)]
+    game = await play_local(4, list(policies), tmp_path, "calm")
+    assert all(s.outcome is not None and s.outcome.finished for s in game.seats)
+    told = [(n.kind, n.name) for p in policies for n in p.notices]
+    assert not [t for t in told if t[0] in ("back", "reconnecting", "connected")], told
+
+
+class DeafFor:
+    """A link that loses everything it receives for ``seconds``, from its ``n``-th message
+    on (a network gone quiet that comes back), its own messages still going out."""
+
+    def __init__(self, inner: MessageLink, n: int, seconds: float) -> None:
+        self.inner = inner
+        self.left = n
+        self.seconds = seconds
+        self.until = float("inf")
+
+    async def send(self, message: bytes) -> None:
+        await self.inner.send(message)
+
+    async def receive(self) -> bytes:
+        while True:
+            message = await self.inner.receive()
+            self.left -= 1
+            if not self.left:
+                self.until = trio.current_time() + self.seconds
+            if self.left > 0 or trio.current_time() >= self.until:
+                return message
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_seat_away_long_enough_to_be_awaited_is_said_to_come_back(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    policies = [Noticing(i) for i in range(4)]
+
+    def deaf(i: int, link: MessageLink) -> MessageLink:
+        return DeafFor(link, 12, 1.5 * NOTICE_EVERY) if i == 2 else link
+
+    game = await play_local(4, list(policies), tmp_path, "deaf", wrap=deaf)
+    assert all(s.outcome is not None and s.outcome.finished for s in game.seats)
+    others = [n for i, p in enumerate(policies) if i != 2 for n in p.notices]
+    assert ("waiting", "P2") in [(n.kind, n.name) for n in others]
+    assert ("back", "P2") in [(n.kind, n.name) for n in others]
+    assert {n.name for n in others if n.kind == "back"} == {"P2"}

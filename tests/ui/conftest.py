@@ -41,7 +41,7 @@ class Game:
     """A game running in its own thread (trio there, Playwright's loop here)."""
 
     def __init__(
-        self, players: int, bot: Callable[[int, BrowserPolicy], Policy], lang: str = "fr"
+        self, players: int, bot: Callable[[int, BrowserPolicy], Policy], lang: str | None = "fr"
     ) -> None:
         self.policy = BrowserPolicy(lang)
         self.players = players

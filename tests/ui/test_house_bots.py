@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import time
 from pathlib import Path
 
 import pytest
 
 from tarot_p2p.cli.house_bots import bot_names
 from tarot_p2p.cli.main import build_parser
+from tests.seat.test_resume_processes import LIMIT, Program, wait_for
 
 
 def host(*argv: str) -> int:
@@ -27,6 +30,18 @@ def test_a_game_with_house_bots_only(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert len({t.read_bytes() for t in transcripts}) == 1
 
 
+def test_the_host_is_named_by_login_like_a_joiner(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for variable in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.setenv(variable, "zoe")
+    code = host("--bot", "--players", "3", "--bots", "2", "--deals", "1", "--listen",
+                "127.0.0.1", "--profile", str(tmp_path))  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "  zoe (you)  key " in out and "Host" not in out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -41,9 +56,54 @@ def test_bad_bot_counts_are_refused(
     assert message in capsys.readouterr().err
 
 
-def test_house_bots_need_the_hub_in_the_program(capsys: pytest.CaptureFixture[str]) -> None:
-    assert host("--bot", "--bots", "1", "--relay", "relay.example.org:7770") == 2
-    assert "--bots needs the hub in this program" in capsys.readouterr().err
+def test_house_bots_sit_through_the_relay(tmp_path: Path) -> None:
+    """A real relay, ``host --bots 2 --relay ADDRESS`` and one ``bot CODE``, as separate
+    programs: the house bots dial the relay as the host does, and the game finishes with
+    one transcript everywhere."""
+    deadline = time.monotonic() + LIMIT
+    relay = Program(
+        ["relay", "--listen", "127.0.0.1", "--port", "0", "--profile", str(tmp_path / "relay")],
+        tmp_path / "relay.log",
+    )
+    programs = [relay]
+    try:
+        found = wait_for(
+            "the relay",
+            lambda: re.search(r"relay listening on 127\.0\.0\.1:(\d+)", relay.output()),
+            deadline,
+        )
+        assert isinstance(found, re.Match)
+        address = f"127.0.0.1:{found[1]}"
+        host = Program(
+            ["host", "--bot", "--bots", "2", "--deals", "1", "--relay", address,
+             "--name", "Zoé", "--profile", str(tmp_path / "host")],
+            tmp_path / "host.log",
+        )  # fmt: skip
+        programs.append(host)
+        said = wait_for(
+            "the short code",
+            lambda: re.search(r"Read this code to your friends: (\S+)", host.output()),
+            deadline,
+        )
+        assert isinstance(said, re.Match)
+        bot = Program(
+            ["bot", said[1], "--relay", address, "--name", "Pierre",
+             "--profile", str(tmp_path / "bot")],
+            tmp_path / "bot.log",
+        )  # fmt: skip
+        programs.append(bot)
+        assert bot.wait(deadline) == 0, bot.output()
+        assert host.wait(deadline) == 0, host.output()
+    finally:
+        for program in programs:
+            if program.process is not None and program.process.poll() is None:
+                program.kill()
+    assert "bots playing in this program: Alice, Bruno" in host.output()
+    assert "Pierre joined" in host.output()
+    transcripts = sorted(tmp_path.glob("host/**/transcript.tp2p"))
+    transcripts += sorted(tmp_path.glob("bot/**/transcript.tp2p"))
+    assert len(transcripts) == 4  # the host's, each house bot's, the bot program's
+    assert len({t.read_bytes() for t in transcripts}) == 1
 
 
 def test_bot_names_avoid_the_players_name() -> None:

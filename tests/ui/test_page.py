@@ -201,6 +201,16 @@ def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
     t.game.call(t.game.policy.notice, peer, Status("waiting", nxt, west, 42.5))
     page.wait_for_selector("#notice:not([hidden])")
     assert page.locator("#notice").inner_text() == f"En attente de {west} (reconnexion, 0:42)"
+    # ... and covers no seat's name.
+    notice = page.locator("#notice").bounding_box()
+    for seat in page.locator(".seat").all():
+        box = seat.bounding_box()
+        apart = (
+            notice["x"] + notice["width"] <= box["x"] or box["x"] + box["width"] <= notice["x"]
+            or notice["y"] + notice["height"] <= box["y"]
+            or box["y"] + box["height"] <= notice["y"]
+        )  # fmt: skip
+        assert apart, (notice, box, seat.inner_text())
 
 
 class CallsThePlayer(PassingBot):

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from pathlib import Path
 from types import SimpleNamespace
 
-from tarot_p2p.protocol.table import HandEnded
+import trio
+import trio.testing
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.protocol.peer import Peer, PeerEvent
+from tarot_p2p.protocol.table import HandEnded, Phase
 from tarot_p2p.rules.audit import AuditReport
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
 from tarot_p2p.rules.sheet import LineKind
 from tarot_p2p.ui.i18n import Words
 from tarot_p2p.ui.policy import BrowserPolicy
-from tarot_p2p.ui.view import Story, lobby_view
+from tarot_p2p.ui.view import Story, build_view, lobby_view
+from tests.seat.test_runner import play_local
 
 CONFIG = TableConfig(players=4)
 NAMES = ("Emma", "Nico", "Pat", "Lea")
@@ -86,3 +94,25 @@ async def test_the_hosts_lobby_lists_who_sits_and_follows_who_leaves() -> None:
     french = lobby_view(Words("fr"), None, ["Emma"], 1)
     assert french["seated"] == "À la table : Emma" and french["join_help"] is None
     assert french["status"] == "En attente d'un joueur de plus…"
+
+
+class Watching(BotPolicy):
+    """A bot that notes the status the page would show it after every message."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.statuses: list[tuple[Phase, str]] = []
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        view = build_view(peer, Story(Words("en")), None)
+        self.statuses.append((peer.hand.phase, str(view["status"])))
+
+
+async def test_the_status_says_what_the_awaited_seat_is_to_do(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    watching = Watching(0)
+    await play_local(3, [watching, BotPolicy(1), BotPolicy(2)], tmp_path, "status")
+    during = {phase: {s for p, s in watching.statuses if p is phase} for phase in Phase}
+    assert during[Phase.BIDDING] and all(s.endswith(" to bid.") for s in during[Phase.BIDDING])
+    assert not any(s.endswith(" to play.") for s in during[Phase.BIDDING])

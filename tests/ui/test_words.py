@@ -61,3 +61,15 @@ def test_hand_sorted_suits_alternating_then_trumps_then_excuse() -> None:
     order = [parse_card(n) for n in ["1S", "KS", "1H", "QC", "2D", "T1", "T21", "EX"]]
     assert sorted_cards(hand) == order
     assert hand_order(EXCUSE) > hand_order(parse_card("T21"))
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_counts_are_singular_for_one(lang: str) -> None:
+    """No "1 deals", no "donne(s)": every count word with a singular form uses it."""
+    words = Words(lang)
+    counted = [k for k in TABLES[lang] if f"{k}_one" in TABLES[lang]]
+    assert {"trust_hands", "waiting_more"} <= set(counted)
+    for key in counted:
+        one, two = words.count(key, 1), words.count(key, 2)
+        assert "(s)" not in one + two and one != two
+    assert words.count("trust_hands", 1).startswith("1 don" if lang == "fr" else "1 deal:")

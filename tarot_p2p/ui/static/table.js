@@ -80,6 +80,7 @@
         hello = message;
         drawings = new Map();
         placeLabels();
+        followBrowser();
       } else if (message.type === "view" && hello) {
         view = message.view;
         if (view && view.lang !== hello.lang) {
@@ -135,6 +136,15 @@
     const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(nonce));
     return hex(new Uint8Array(mac)) === (await answer.text()).trim();
+  }
+
+  // Without --lang, the page speaks its browser's first language that the table knows.
+  function followBrowser() {
+    if (!hello.follow) return;
+    const known = navigator.languages
+      .map((tag) => tag.slice(0, 2).toLowerCase())
+      .find((lang) => hello.languages.includes(lang));
+    if (known && known !== hello.lang) send({ t: "lang", lang: known });
   }
 
   function placeLabels() {

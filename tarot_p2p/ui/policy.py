@@ -64,6 +64,9 @@ LABELS: Final = (
     "ecart_shown",
     "waiting_table",
     "copy",
+    "tab_log",
+    "tab_score",
+    "tab_sheet",
 )
 """Words the page places itself (buttons, headings)."""
 

@@ -121,8 +121,10 @@ def test_every_size_shows_the_whole_table(screens: Any, players: int, to_the_end
         pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
     check(pages, "bidding")
     tap_option(phone, ("Garde",))
+    serial = wait_decision(phone, serial)
+    if serial == "over":
+        pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
     if players == 5:  # the taker calls a king
-        serial = wait_decision(phone, serial)
         tap_option(phone)
     phone.wait_for_selector("#ecart-done", timeout=STEP_MS)
     for page in pages.values():

@@ -18,8 +18,8 @@
   let handCards = []; // the hand's card elements, in order
   let handPerRow = 0;
   let focusAt = 0; // the hand's card that keyboard focus is on (or goes to)
+  let why = null; // {serial, text}: why the card last clicked may not be played
   let whyTimer = null;
-  let whySerial = null;
 
   // A card's visible part is at least this wide and tall (touch targets of 44 px, and a
   // little to spare for rounding).
@@ -288,13 +288,26 @@
     const box = $("prompt");
     const decision = view.decision;
     const answered = decision && sentSerial === decision.serial;
-    if (!decision || answered || (decision.kind === "play" && decision.options.length === 0)) {
+    if (why && (!decision || answered || decision.serial !== why.serial)) {
+      clearTimeout(whyTimer);
+      why = null;
+    }
+    // A grey card clicked: why it may not be played, in the prompt's place (just above
+    // the hand, where it covers nothing), for a few seconds.
+    const cardsOnly = decision && decision.kind === "play" && decision.options.length === 0;
+    if (!decision || answered || (cardsOnly && !why)) {
       box.hidden = true;
       box.replaceChildren();
       return;
     }
     box.hidden = false;
-    box.replaceChildren(el("p", "prompt-text", decision.prompt));
+    const text = el("p", "prompt-text", why ? why.text : decision.prompt);
+    if (why) {
+      text.id = "why";
+      text.classList.add("why");
+    }
+    box.replaceChildren(text);
+    if (cardsOnly) return;
     const row = el("div", "options");
     if (decision.kind === "ecart") {
       const chosen = el("div", "ecart-chosen");
@@ -345,7 +358,6 @@
     const decision = view.decision;
     const choosing = choosingCards(decision);
     const gone = playedCard();
-    if (!decision || decision.serial !== whySerial) hideWhy();
     handCards = [];
     for (const c of view.hand || []) {
       if (c === gone) continue;
@@ -402,18 +414,17 @@
     void card.offsetWidth; // restart the shake
     card.classList.add("refused");
     if (!text) return;
-    const box = $("why");
-    box.textContent = text;
-    box.hidden = false;
-    whySerial = serial;
+    why = { serial, text };
     clearTimeout(whyTimer);
     whyTimer = setTimeout(hideWhy, 6000);
+    renderPrompt();
   }
 
   function hideWhy() {
     clearTimeout(whyTimer);
-    $("why").hidden = true;
-    whySerial = null;
+    if (!why) return;
+    why = null;
+    if (view) renderPrompt();
   }
 
   function focusCard(i, take) {

@@ -15,6 +15,8 @@ from typing import Final
 from tarot_p2p.rules.cards import EXCUSE, RANK_OF, SUIT_OF, TRUMP_SUIT, Card
 
 LANGUAGES: Final = ("fr", "en")
+SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
+"""Spades, hearts, diamonds, clubs (the suits' numbering in :mod:`tarot_p2p.rules.cards`)."""
 
 _FR: Final[dict[str, str]] = {
     "title": "Tarot entre pairs",
@@ -179,6 +181,18 @@ _FR: Final[dict[str, str]] = {
         "la donne lui sera comptée perdue quand tous l'auront constatée"
     ),
     "someone": "un joueur",
+    "why_follow": "Vous devez fournir à {suit}.",
+    "why_must_trump": "Vous n'avez pas de {suit} : vous devez couper (jouer un atout).",
+    "why_trump_led": "Atout demandé : vous devez jouer un atout.",
+    "why_overtrump": "Vous devez monter : jouez un atout plus fort que le {n}.",
+    "why_not_now": "Cette carte n'est pas permise maintenant.",
+    "why_ecart_full": "Votre écart est complet : validez-le, ou annulez une carte.",
+    "why_ecart_king": "Un roi ne va jamais à l'écart.",
+    "why_ecart_oudler": "Un bout (le 1, le 21, l'Excuse) ne va jamais à l'écart.",
+    "why_ecart_trump": "Un atout ne va à l'écart que faute d'autres cartes : il vous en reste.",
+    "tab_log": "Journal",
+    "tab_score": "Donne",
+    "tab_sheet": "Marque",
     "suit_0": "pique",
     "suit_1": "cœur",
     "suit_2": "carreau",
@@ -356,6 +370,18 @@ _EN: Final[dict[str, str]] = {
         "the deal is scored as their abandon once every player has"
     ),
     "someone": "a player",
+    "why_follow": "You must follow {suit}.",
+    "why_must_trump": "You have no {suit}: you must trump.",
+    "why_trump_led": "Trumps were led: you must play a trump.",
+    "why_overtrump": "You must play a trump higher than the {n}.",
+    "why_not_now": "This card is not allowed now.",
+    "why_ecart_full": "Your écart is complete: confirm it, or undo a card.",
+    "why_ecart_king": "A king never goes into the écart.",
+    "why_ecart_oudler": "An oudler (the 1, the 21, the Excuse) never goes into the écart.",
+    "why_ecart_trump": "A trump goes into the écart only when no other card can: you have others.",
+    "tab_log": "Log",
+    "tab_score": "Deal",
+    "tab_sheet": "Scores",
     "suit_0": "spades",
     "suit_1": "hearts",
     "suit_2": "diamonds",
@@ -420,6 +446,10 @@ class Words:
         rank = RANK_OF[c]
         label = self.table.get(f"rank_{rank}", str(rank))
         return self("card_suit", rank=label, suit=self(f"suit_{SUIT_OF[c]}"))
+
+    def suit(self, suit: int) -> str:
+        """A suit's name with its symbol: "cœur ♥"."""
+        return f"{self(f'suit_{suit}')} {SUIT_SYMBOLS[suit]}"
 
     def clock(self, seconds: float) -> str:
         whole = max(0, int(seconds))

@@ -67,6 +67,9 @@ LABELS: Final = (
     "copy",
     "left_table",
     "new_page",
+    "tab_log",
+    "tab_score",
+    "tab_sheet",
 )
 """Words the page places itself (buttons, headings)."""
 

@@ -31,6 +31,7 @@ from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.audit import AuditReport
 from tarot_p2p.rules.cards import (
     EXCUSE,
+    KING_MASK,
     RANK_OF,
     SUIT_OF,
     TRUMP_MASK,
@@ -41,14 +42,14 @@ from tarot_p2p.rules.cards import (
 )
 from tarot_p2p.rules.scoring import Side, explain_hand
 from tarot_p2p.rules.sheet import SCORED, LineKind, ScoreSheet
-from tarot_p2p.rules.state import Observation, State, game_of
+from tarot_p2p.rules.state import IllegalAction, Observation, State, game_of
+from tarot_p2p.ui.chart import COLOURS, totals_chart
 from tarot_p2p.ui.i18n import Words
 
 LOG_LINES: Final = 14
 CONTRACT_KEYS: Final = ("pass", "prise", "garde", "garde_sans", "garde_contre")
 _SUIT_ORDER: Final = (0, 1, 3, 2)
 """Spades, hearts, clubs, diamonds: black and red alternate along the hand."""
-CHART_COLOURS: Final = ("#f4d35e", "#7fd1ff", "#ff8fa3", "#b8f28b", "#d7b5ff")
 
 
 def hand_order(c: Card) -> tuple[int, int]:
@@ -312,45 +313,6 @@ def partner_text(w: Words, peer: Peer, obs: Observation) -> str:
     return w("partner_is", name=names[obs.partner])
 
 
-def totals_chart(sheet: ScoreSheet) -> str:
-    """The running totals over the deals as an inline SVG line chart."""
-    width, height, pad = 320, 150, 22
-    series: list[list[int]] = [[0] for _ in sheet.names]
-    for line in sheet.lines:
-        for seat, score in enumerate(line.scores):
-            series[seat].append(series[seat][-1] + score)
-    values = [v for s in series for v in s]
-    low, high = min(values), max(values)
-    span = max(high - low, 1)
-    steps = max(len(series[0]) - 1, 1)
-
-    def x(i: int) -> float:
-        return pad + (width - 2 * pad) * i / steps
-
-    def y(v: int) -> float:
-        return height - pad - (height - 2 * pad) * (v - low) / span
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'class="chart" role="img">',
-        f'<line x1="{pad}" x2="{width - pad}" y1="{y(0):.1f}" y2="{y(0):.1f}" '
-        'stroke="#ffffff" stroke-opacity=".35" stroke-dasharray="4 3"/>',
-    ]
-    for seat, points in enumerate(series):
-        colour = CHART_COLOURS[seat % len(CHART_COLOURS)]
-        coords = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points))
-        parts.append(
-            f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="2.5" '
-            'stroke-linejoin="round"/>'
-        )
-        parts.append(
-            f'<circle cx="{x(len(points) - 1):.1f}" cy="{y(points[-1]):.1f}" r="3.5" '
-            f'fill="{colour}"/>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
 def sheet_view(words: Words, sheet: ScoreSheet | None) -> dict[str, Any] | None:
     if sheet is None:
         return None
@@ -370,10 +332,10 @@ def sheet_view(words: Words, sheet: ScoreSheet | None) -> dict[str, Any] | None:
         over = words("game_over", names=best)
     return {
         "names": names,
-        "colours": [CHART_COLOURS[i % len(CHART_COLOURS)] for i in range(len(names))],
+        "colours": [COLOURS[i % len(COLOURS)] for i in range(len(names))],
         "lines": lines,
         "totals": [_signed(t) for t in sheet.totals],
-        "chart": totals_chart(sheet) if sheet.lines else "",
+        "chart": totals_chart(sheet, words) if sheet.lines else "",
         "over": over,
     }
 
@@ -488,7 +450,7 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
     elif turn != me or pending is None:
         view["status"] = w(TURN_KEYS.get(hand.phase, "turn_of"), name=names[turn])
     else:
-        view["decision"] = _decision_view(w, peer, pending)
+        view["decision"] = _decision_view(w, peer, me, pending)
         view["status"] = w(f"short_{pending.kind}")
     if pending is not None and pending.kind == "ecart":
         view["hand"] = [c for c in view["hand"] if c not in pending.ecart]
@@ -514,7 +476,7 @@ def _contract_view(w: Words, peer: Peer, obs: Observation) -> dict[str, Any] | N
     return out
 
 
-def _decision_view(w: Words, peer: Peer, pending: Pending) -> dict[str, Any]:
+def _decision_view(w: Words, peer: Peer, seat: int, pending: Pending) -> dict[str, Any]:
     kind = pending.kind
     out: dict[str, Any] = {"serial": pending.serial, "kind": kind, "options": [], "cards": {}}
     if kind == "ecart":
@@ -527,6 +489,7 @@ def _decision_view(w: Words, peer: Peer, pending: Pending) -> dict[str, Any]:
         out["chosen"] = list(pending.ecart)
         out["need"] = pending.ecart_size
         out["cards"] = {str(c): c for c in cards_of(choices)}
+        out["why"] = why_not_discard(w, pending, seat)
         return out
     prompt_key = {"bid": "you_bid", "call": "you_call", "go": "you_go", "play": "you_play"}
     prompt = w(prompt_key[kind])
@@ -543,6 +506,62 @@ def _decision_view(w: Words, peer: Peer, pending: Pending) -> dict[str, Any]:
     if kind == "play" and out["options"]:
         prompt += " " + w("you_announce")
     out["prompt"] = prompt
+    state = peer.private_state()
+    if kind == "play" and state is not None:
+        out["why"] = why_not_play(w, state, seat)
+    return out
+
+
+PLAY_REFUSALS: Final = {
+    "follow-suit": "why_follow",
+    "must-trump": "why_must_trump",
+    "overtrump": "why_overtrump",
+}
+"""The words for each rule of the play the engine names when it refuses a card."""
+
+
+def why_not_play(w: Words, state: State, seat: int) -> dict[str, str]:
+    """Why each card of the hand that may not be played now may not (card -> words).
+
+    The engine says which rule a card breaks (it refuses the play, on a copy, and names
+    the rule); the observation gives the words their facts: the suit led, the highest
+    trump in the trick."""
+    obs = state.observation(seat)
+    led = next((SUIT_OF[c] for c in obs.trick if c != EXCUSE), None)
+    high = max((RANK_OF[c] for c in obs.trick if SUIT_OF[c] == TRUMP_SUIT), default=0)
+    suit = w.suit(led) if led is not None and led != TRUMP_SUIT else ""
+    out = {}
+    for c in cards_of(obs.hand & ~state.legal_play_mask()):
+        try:
+            state.clone().apply_action(a.PLAY[c])
+        except IllegalAction as refusal:
+            key = PLAY_REFUSALS.get(refusal.rule, "why_not_now")
+            if key == "why_must_trump" and led == TRUMP_SUIT:
+                key = "why_trump_led"
+            out[str(c)] = w(key, suit=suit, n=high)
+    return out
+
+
+def why_not_discard(w: Words, pending: Pending, seat: int) -> dict[str, str]:
+    """Why each card left in the hand may not go into the écart now (card -> words), as
+    the engine refuses it on a copy of the écart made so far."""
+    trial = pending.trial
+    if trial is None:
+        return {}
+    hand = trial.observation(seat).hand
+    if len(pending.ecart) >= pending.ecart_size:
+        return {str(c): w("why_ecart_full") for c in cards_of(hand)}
+    out = {}
+    for c in cards_of(hand & ~pending.ecart_choices()):
+        try:
+            trial.clone().apply_action(a.DISCARD[c])
+        except IllegalAction as refusal:
+            key = "why_not_now"
+            if refusal.rule == "ecart-trump":
+                key = "why_ecart_trump"
+            elif refusal.rule == "ecart-king-oudler":
+                key = "why_ecart_king" if (KING_MASK >> c) & 1 else "why_ecart_oudler"
+            out[str(c)] = w(key)
     return out
 
 

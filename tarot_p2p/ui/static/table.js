@@ -15,6 +15,16 @@
   let resultSeen = 0;
   let noticeTimer = null;
   let shownTrick = [];
+  let played = null; // {serial, card}: played here, shown as played until the table has it
+  let handCards = []; // the hand's card elements, in order
+  let handPerRow = 0;
+  let focusAt = 0; // the hand's card that keyboard focus is on (or goes to)
+  let why = null; // {serial, text}: why the card last clicked may not be played
+  let whyTimer = null;
+
+  // A card's visible part is at least this wide and tall (touch targets of 44 px, and a
+  // little to spare for rounding).
+  const TARGET = 46;
 
   const POSITIONS = {
     3: ["bottom", "right", "left"],
@@ -201,6 +211,7 @@
     renderSheet();
     renderTrust();
     renderOver();
+    renderTabs();
   }
 
   function renderNotice() {
@@ -261,6 +272,7 @@
   function renderCentre() {
     const centre = $("centre");
     centre.replaceChildren();
+    centre.classList.remove("trick");
     if (!view.trick) return;
     const early = view.tricks.length === 0 && view.trick.length === 0;
     if (early && view.chien && view.chien.length) {
@@ -281,10 +293,29 @@
     }
     const seen = new Set(shownTrick);
     shownTrick = view.trick.map((p) => p.card);
-    for (const played of view.trick) {
-      const fresh = seen.has(played.card) ? "" : " fresh";
-      centre.append(cardEl(played.card, "played at-" + position(played.seat) + fresh));
+    for (const p of view.trick) {
+      const fresh = seen.has(p.card) ? "" : " fresh";
+      centre.append(cardEl(p.card, "played at-" + position(p.seat) + fresh));
     }
+    const mine = playedCard();
+    if (mine !== null) {
+      centre.append(cardEl(mine, "played sent at-" + position(view.me)));
+      shownTrick.push(mine);
+    }
+    centre.classList.toggle("trick", centre.querySelector(".played") !== null);
+  }
+
+  // The card this page played, while the table has not taken it yet (it is then shown in
+  // the trick at once, out of the hand); null once the view shows it played, or when
+  // the question it answered is over without it (refused: the hand shows it again).
+  function playedCard() {
+    if (!played) return null;
+    const d = view.decision;
+    if ((view.hand || []).includes(played.card) && (!d || d.serial === played.serial)) {
+      return played.card;
+    }
+    played = null;
+    return null;
   }
 
   function renderContract() {
@@ -306,13 +337,27 @@
   function renderPrompt() {
     const box = $("prompt");
     const decision = view.decision;
-    if (!decision || (decision.kind === "play" && decision.options.length === 0)) {
+    const answered = decision && sentSerial === decision.serial;
+    if (why && (!decision || answered || decision.serial !== why.serial)) {
+      clearTimeout(whyTimer);
+      why = null;
+    }
+    // A grey card clicked: why it may not be played, in the prompt's place (just above
+    // the hand, where it covers nothing), for a few seconds.
+    const cardsOnly = decision && decision.kind === "play" && decision.options.length === 0;
+    if (!decision || answered || (cardsOnly && !why)) {
       box.hidden = true;
       box.replaceChildren();
       return;
     }
     box.hidden = false;
-    box.replaceChildren(el("p", "prompt-text", decision.prompt));
+    const text = el("p", "prompt-text", why ? why.text : decision.prompt);
+    if (why) {
+      text.id = "why";
+      text.classList.add("why");
+    }
+    box.replaceChildren(text);
+    if (cardsOnly) return;
     const row = el("div", "options");
     if (decision.kind === "ecart") {
       const chosen = el("div", "ecart-chosen");
@@ -331,6 +376,7 @@
       done.addEventListener("click", () => {
         sentSerial = decision.serial;
         send({ t: "done", serial: decision.serial });
+        render();
       });
       row.append(undo, done);
     } else {
@@ -350,43 +396,141 @@
     if (sentSerial === decision.serial) return;
     sentSerial = decision.serial;
     send({ t: "act", serial: decision.serial, id });
+    render(); // the answer shows at once: the prompt goes, a card played lies in the trick
   }
 
+  // Every card of the hand takes the clicks on the part of it that shows (none lets a
+  // click through to the card beneath): a card that may be played plays, any other says
+  // why not. The arrows move a focus along the hand, Enter or Space plays the card.
   function renderHand() {
     const hand = $("hand");
-    hand.replaceChildren();
+    const hadFocus = hand.contains(document.activeElement);
     const decision = view.decision;
-    const choosing = decision && (decision.kind === "play" || decision.kind === "ecart");
-    hand.classList.toggle("choosing", Boolean(choosing));
+    const choosing = choosingCards(decision);
+    const gone = playedCard();
+    handCards = [];
     for (const c of view.hand || []) {
+      if (c === gone) continue;
       const card = cardEl(c, "in-hand");
-      const id = choosing ? decision.cards[String(c)] : undefined;
-      if (choosing && id !== undefined) {
-        card.classList.add("legal");
-        card.tabIndex = 0;
-        const go = () => {
-          if (decision.kind === "ecart") send({ t: "card", serial: decision.serial, card: c });
-          else act(decision, id);
-        };
-        card.addEventListener("click", go);
-        card.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
-      } else if (choosing) {
-        card.classList.add("illegal");
+      card.tabIndex = -1;
+      card.setAttribute("role", "button");
+      if (choosing) {
+        const legal = decision.cards[String(c)] !== undefined;
+        card.classList.add(legal ? "legal" : "illegal");
+        card.setAttribute("aria-disabled", String(!legal));
       }
-      hand.append(card);
+      card.addEventListener("click", () => pick(card));
+      handCards.push(card);
     }
-    fitHand();
+    hand.classList.toggle("choosing", choosing);
+    layoutHand();
+    focusCard(focusAt, hadFocus);
   }
 
-  function fitHand() {
-    // Overlap the cards just enough for the whole hand to fit the row.
+  function choosingCards(decision) {
+    return Boolean(decision && (decision.kind === "play" || decision.kind === "ecart")
+      && sentSerial !== decision.serial);
+  }
+
+  function pick(card) {
+    focusAt = Math.max(0, handCards.indexOf(card));
+    const decision = view && view.decision;
+    if (!choosingCards(decision)) return;
+    const c = Number(card.dataset.card);
+    const id = decision.cards[String(c)];
+    if (id === undefined) {
+      explain(card, (decision.why || {})[String(c)], decision.serial);
+      return;
+    }
+    hideWhy();
+    if (decision.kind === "ecart") {
+      // Shown among the chosen cards at once; the next view confirms it.
+      const slot = document.querySelector("#prompt .ecart-chosen .slot");
+      if (slot) slot.replaceWith(cardEl(c, "small"));
+      const hadFocus = card === document.activeElement;
+      handCards.splice(handCards.indexOf(card), 1);
+      card.remove();
+      layoutHand();
+      focusCard(focusAt, hadFocus);
+      send({ t: "card", serial: decision.serial, card: c });
+    } else {
+      played = { serial: decision.serial, card: c };
+      act(decision, id);
+    }
+  }
+
+  function explain(card, text, serial) {
+    card.classList.remove("refused");
+    void card.offsetWidth; // restart the shake
+    card.classList.add("refused");
+    if (!text) return;
+    why = { serial, text };
+    clearTimeout(whyTimer);
+    whyTimer = setTimeout(hideWhy, 6000);
+    renderPrompt();
+  }
+
+  function hideWhy() {
+    clearTimeout(whyTimer);
+    if (!why) return;
+    why = null;
+    if (view) renderPrompt();
+  }
+
+  function focusCard(i, take) {
+    if (!handCards.length) return;
+    focusAt = Math.min(Math.max(i, 0), handCards.length - 1);
+    handCards.forEach((card, j) => { card.tabIndex = j === focusAt ? 0 : -1; });
+    if (take) handCards[focusAt].focus({ preventScroll: true });
+  }
+
+  function handKey(e) {
+    const i = handCards.indexOf(document.activeElement);
+    if (i < 0) return;
+    const rows = handPerRow < handCards.length;
+    const moves = {
+      ArrowLeft: i - 1,
+      ArrowRight: i + 1,
+      ArrowUp: rows ? i - handPerRow : i - 1,
+      ArrowDown: rows ? i + handPerRow : i + 1,
+      Home: 0,
+      End: handCards.length - 1,
+    };
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      pick(handCards[i]);
+    } else if (e.key in moves) {
+      e.preventDefault();
+      focusCard(moves[e.key], true);
+    }
+  }
+
+  // The hand in as few rows as leave every card a target of TARGET pixels: in a row each
+  // card shows at least TARGET pixels of its width, and each row shows at least TARGET
+  // pixels of the top of the row above it.
+  function layoutHand() {
     const hand = $("hand");
-    const n = hand.children.length;
-    if (n < 2) return;
-    const cardWidth = hand.children[0].getBoundingClientRect().width;
-    const room = hand.clientWidth - 60;
-    const step = Math.max(18, Math.min(cardWidth * 0.7, (room - cardWidth) / (n - 1)));
+    const n = handCards.length;
+    const style = getComputedStyle(hand);
+    const w = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--card-w"));
+    const room = hand.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const most = Math.max(1, Math.floor((room - w) / TARGET) + 1);
+    const rows = Math.max(1, Math.ceil(n / most));
+    const perRow = Math.ceil(n / rows) || 1;
+    const step = perRow > 1
+      ? Math.max(TARGET, Math.min(Math.max(w * 0.7, TARGET), (room - w) / (perRow - 1)))
+      : w;
+    handPerRow = perRow;
     hand.style.setProperty("--step", step + "px");
+    hand.style.setProperty("--row-show", Math.max(TARGET + 4, w * 0.66) + "px");
+    hand.classList.toggle("rows", rows > 1);
+    const lines = [];
+    for (let r = 0; r < rows; r++) {
+      const line = el("div", "hand-row");
+      line.append(...handCards.slice(r * perRow, (r + 1) * perRow));
+      lines.push(line);
+    }
+    hand.replaceChildren(...lines);
   }
 
   function renderLast() {
@@ -525,7 +669,32 @@
     $("over-sheet").replaceChildren(...parts);
   }
 
-  window.addEventListener("resize", () => { if (view) fitHand(); });
+  // Narrow screens: the side panels are tabs; one opens over the table, none at first.
+  function renderTabs() {
+    const open = document.body.dataset.tab;
+    for (const tab of document.querySelectorAll("#tabs [data-panel]")) {
+      const panel = $(tab.dataset.panel);
+      tab.hidden = panel.hidden;
+      const selected = tab.dataset.panel === open && !panel.hidden;
+      tab.setAttribute("aria-selected", String(selected));
+      panel.classList.toggle("open", selected);
+    }
+    if (open && $(open).hidden) delete document.body.dataset.tab;
+  }
+
+  function toggleTab(panel) {
+    if (document.body.dataset.tab === panel) delete document.body.dataset.tab;
+    else document.body.dataset.tab = panel;
+    renderTabs();
+  }
+
+  window.addEventListener("resize", () => {
+    if (view && !view.lobby) {
+      const hadFocus = $("hand").contains(document.activeElement);
+      layoutHand();
+      focusCard(focusAt, hadFocus);
+    }
+  });
 
   document.addEventListener("DOMContentLoaded", () => {
     $("last-button").addEventListener("click", () => {
@@ -533,6 +702,13 @@
       if (view) render();
     });
     $("modal-close").addEventListener("click", () => { $("score-modal").hidden = true; });
+    $("hand").addEventListener("keydown", handKey);
+    for (const tab of document.querySelectorAll("#tabs [data-panel]")) {
+      tab.addEventListener("click", () => toggleTab(tab.dataset.panel));
+    }
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && document.body.dataset.tab) toggleTab(document.body.dataset.tab);
+    });
     $("copy").addEventListener("click", () => {
       if (navigator.clipboard) navigator.clipboard.writeText($("join-command").textContent);
     });

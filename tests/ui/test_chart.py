@@ -1,0 +1,68 @@
+"""The chart of running totals under the score sheet: axes with numbers and names, a
+legend with every player's name and total, equal totals kept apart, names escaped."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.sheet import ScoreSheet
+from tarot_p2p.ui.chart import totals_chart
+from tarot_p2p.ui.i18n import Words
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def sheet(names: list[str], *lines: tuple[int, ...]) -> ScoreSheet:
+    config = TableConfig(players=len(names), game_end=GameEnd.DEALS, game_length=30)
+    out = ScoreSheet(config, names)
+    for line in lines:
+        out.add_hand(line)
+    return out
+
+
+def texts(root: ET.Element) -> list[str]:
+    return [t.text or "" for t in root.iter(f"{SVG}text")]
+
+
+def test_axes_say_what_they_count() -> None:
+    root = ET.fromstring(
+        totals_chart(sheet(["Emma", "Nico", "Pat", "Lea"], (-82, 246, -82, -82)), Words("en"))
+    )
+    words = texts(root)
+    assert "Deal" in words and "Total" in words  # the axes' names
+    assert {"0", "1"} <= set(words)  # deals along
+    assert {"-100", "0", "+100", "+200", "+300"} <= set(words)  # points up, around every total
+    assert root.get("aria-label") == "Totals over the deals"
+
+
+def test_the_legend_names_every_player_with_the_total() -> None:
+    names = ["Emma", "Nico <b>&", "Pat", "Bruno-Maximilien de la Tour"]
+    text = totals_chart(sheet(names, (-82, 246, -82, -82), (60, 60, -180, 60)), Words("fr"))
+    assert "<b>" not in text  # another player's name is text, never markup
+    root = ET.fromstring(text)
+    words = texts(root)
+    assert "Donne" in words
+    for name, total in [("Emma", "-22"), ("Nico <b>&", "+306"), ("Pat", "-262")]:
+        assert name in words and total in words
+    assert "Bruno-Maxim…" in words  # shortened in the legend, whole in its tooltip
+    assert names[3] in [t.text for t in root.iter(f"{SVG}title")]
+
+
+def test_equal_totals_stay_apart() -> None:
+    # The three defenders score alike deal after deal: three lines on the same values.
+    root = ET.fromstring(
+        totals_chart(
+            sheet(["A", "B", "C", "D"], (-40, 120, -40, -40), (-30, 90, -30, -30)), Words("en")
+        )
+    )
+    lines = [e for e in root if e.tag == f"{SVG}polyline"]  # the plot's (not the legend's)
+    assert len(lines) == 4
+    assert len({line.get("points") for line in lines}) == 4, "two lines lie on one another"
+    assert len({line.get("stroke-dasharray") for line in lines}) == 4
+    # Each player's marks have their own shape (circle, square, triangle, diamond), as
+    # the legend shows.
+    legend = [list(group) for group in root.iter(f"{SVG}g")]
+    shapes = {(g[2].tag, len((g[2].get("points") or "").split())) for g in legend}
+    assert len(shapes) == 4
+    assert [w for w in texts(root) if w == "-70"] == ["-70", "-70", "-70"]  # told in figures

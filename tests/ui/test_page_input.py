@@ -1,0 +1,238 @@
+"""Input a player can trust: a click or a tap reaches the card whose face is under the
+pointer, or nothing. A grey card takes its click and says why it may not be played (in
+the écart as in the play), a card played shows as played at once, and the hand is played
+from the keyboard too (arrows, Enter)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.protocol.table import Phase
+from tarot_p2p.rules.cards import EXCUSE, KING_MASK, OUDLER_MASK, RANK_OF, SUIT_OF, TRUMP_SUIT
+
+from .conftest import Table
+from .page_geometry import grey_over_playable
+from .test_page import STEP_MS, PassingBot, click_card, click_option, last_view, next_decision
+
+SUITS_FR = ("pique", "cœur", "carreau", "trèfle")
+
+
+def pending_serial(table: Table) -> int | None:
+    pending = table.game.policy.pending
+    return pending.serial if pending is not None else None
+
+
+def focus_hand(table: Table) -> int:
+    """Tab into the hand as a keyboard player does; the index of the card focused."""
+    page = table.page
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        index = page.evaluate(
+            "() => [...document.querySelectorAll('#hand .card')].indexOf(document.activeElement)"
+        )
+        if index >= 0:
+            return int(index)
+    raise AssertionError("Tab never reaches the hand")
+
+
+def move_focus(table: Table, to: int) -> None:
+    """Arrow keys from the focused card of the hand to card ``to``."""
+    page = table.page
+    at = page.evaluate(
+        "() => [...document.querySelectorAll('#hand .card')].indexOf(document.activeElement)"
+    )
+    assert at >= 0, "the focus left the hand"
+    key = "ArrowRight" if to > at else "ArrowLeft"
+    for _ in range(abs(to - at)):
+        page.keyboard.press(key)
+    focused = page.evaluate(
+        """() => {
+          const el = document.activeElement;
+          const style = getComputedStyle(el);
+          return [[...document.querySelectorAll('#hand .card')].indexOf(el),
+                  style.outlineStyle, parseFloat(style.outlineWidth)];
+        }"""
+    )
+    assert focused[0] == to
+    assert focused[1] != "none" and focused[2] >= 2, "the focused card shows no focus ring"
+
+
+def hand_cards(table: Table, kind: str = "") -> list[int]:
+    """The hand's cards in the page's order (``legal`` or ``illegal`` ones only)."""
+    selector = "#hand .card" + (f".{kind}" if kind else "")
+    return [
+        int(c) for c in table.page.eval_on_selector_all(selector, "e => e.map(c => c.dataset.card)")
+    ]
+
+
+def test_the_ecart_takes_only_the_card_clicked_and_says_why(table: Callable[..., Table]) -> None:
+    t = table(4, lambda i, _: PassingBot(f"ecart-input/{i}"))
+    page = t.page
+    serial = next_decision(t, "")
+    if "Garde" not in page.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+    click_option(t, ("Garde",))
+    if next_decision(t, serial) == "over":
+        pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
+    page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+    ecart = last_view(t, lambda v: bool(v["decision"]) and v["decision"]["kind"] == "ecart")
+    face = grey_over_playable(page)
+    if face is None:
+        pytest.skip("no grey card of this hand lies over a card that may go to the écart")
+    page.mouse.click(face.x, face.y)
+    page.wait_for_timeout(500)
+    pending = t.game.policy.pending
+    assert pending is not None and pending.ecart == [], (
+        f"a click on the face of {face.grey} put {pending.ecart if pending else '?'} in the écart"
+    )
+    assert page.locator(".ecart-chosen .card").count() == 0
+    why = page.locator("#why")
+    assert why.is_visible()
+    expected = ecart["decision"]["why"][str(face.grey)]
+    assert why.inner_text() == expected
+    if (KING_MASK >> face.grey) & 1:
+        assert expected == "Un roi ne va jamais à l'écart."
+    elif (OUDLER_MASK >> face.grey) & 1:
+        assert expected == "Un bout (le 1, le 21, l'Excuse) ne va jamais à l'écart."
+    else:
+        assert SUIT_OF[face.grey] == TRUMP_SUIT and expected.startswith("Un atout ne va à l'écart")
+
+    # The keyboard: Tab into the hand, arrows to a card allowed, Enter puts it aside.
+    focus_hand(t)
+    cards = hand_cards(t)
+    allowed = hand_cards(t, "legal")
+    move_focus(t, cards.index(allowed[0]))
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f".ecart-chosen .card[data-card='{allowed[0]}']")
+    page.wait_for_function(
+        "(c) => !document.querySelector(`#hand .card[data-card='${c}']`)", arg=allowed[0]
+    )
+    assert t.game.policy.pending is not None
+    assert t.game.policy.pending.ecart == [allowed[0]]
+    # Enter on a grey card says why and puts nothing aside; the focus stayed in the hand.
+    grey = hand_cards(t, "illegal")[0]
+    move_focus(t, hand_cards(t).index(grey))
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    assert (
+        page.locator("#why").inner_text()
+        == last_view(
+            t, lambda v: bool(v["decision"]) and v["decision"].get("chosen") == [allowed[0]]
+        )["decision"]["why"][str(grey)]
+    )
+    assert t.game.policy.pending.ecart == [allowed[0]]
+    # The rest of the écart from the keyboard too, then the whole écart is refused no more.
+    while page.locator(".ecart-chosen .slot").count():
+        before = page.locator(".ecart-chosen .card").count()
+        move_focus(t, hand_cards(t).index(hand_cards(t, "legal")[0]))
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.ecart-chosen .card').length > n", arg=before
+        )
+    page.wait_for_function("() => !document.querySelector('#ecart-done').disabled")
+    grey = hand_cards(t, "illegal")[0]  # every card now: the écart is complete
+    move_focus(t, hand_cards(t).index(grey))
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#why:not([hidden])")
+    assert "complet" in page.locator("#why").inner_text()
+    page.click("#ecart-done")
+    page.wait_for_selector("#prompt button[data-option]", timeout=STEP_MS)  # the lead
+    peer = t.game.policy.peer
+    assert peer is not None and peer.hand.phase is Phase.PLAY
+
+
+def play_reason(card: int, view: dict[str, Any]) -> str:
+    """What the page must say of ``card`` in the trick of ``view`` (French)."""
+    trick = [p["card"] for p in view["trick"]]
+    led = next(SUIT_OF[c] for c in trick if c != EXCUSE)
+    hand = view["hand"]
+    if led != TRUMP_SUIT and any(SUIT_OF[c] == led for c in hand):
+        symbol = "♠♥♦♣"[led]
+        return f"Vous devez fournir à {SUITS_FR[led]} {symbol}."
+    if SUIT_OF[card] == TRUMP_SUIT:
+        high = max(RANK_OF[c] for c in trick if SUIT_OF[c] == TRUMP_SUIT)
+        return f"Vous devez monter : jouez un atout plus fort que le {high}."
+    if led == TRUMP_SUIT:
+        return "Atout demandé : vous devez jouer un atout."
+    return f"Vous n'avez pas de {SUITS_FR[led]} {'♠♥♦♣'[led]} : vous devez couper (jouer un atout)."
+
+
+def test_a_grey_card_plays_nothing_and_says_why(table: Callable[..., Table]) -> None:
+    t = table(4, lambda i, _: BotPolicy(f"grey/{i}"))
+    page = t.page
+    serial = ""
+    face = None
+    while face is None:
+        serial = next_decision(t, serial)
+        if serial == "over":
+            pytest.skip("no grey card lay over a playable one in this whole deal")
+        page.wait_for_function(
+            "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
+        )
+        if page.locator("#prompt:not([hidden]) button.option[data-option]").count():
+            click_option(t, ("Passe", "Jouer"))
+            continue
+        face = grey_over_playable(page)
+        if face is None:
+            click_card(page.locator("#hand .card.legal").first)
+    view = last_view(t, lambda v: bool(v["decision"]) and str(v["decision"]["serial"]) == serial)
+    page.mouse.click(face.x, face.y)
+    page.wait_for_timeout(500)
+    assert pending_serial(t) == int(serial), (
+        f"a click on the face of the grey {face.grey} played a card (the {face.under} beneath?)"
+    )
+    assert page.locator(f"#hand .card[data-card='{face.under}']").count() == 1
+    why = page.locator("#why")
+    assert why.is_visible() and why.inner_text() == play_reason(face.grey, view)
+
+    # A card played shows in the trick at once, before the table has it.
+    legal = hand_cards(t, "legal")[0]
+    at_once = page.evaluate(
+        """(c) => {
+          document.querySelector(`#hand .card[data-card='${c}']`).click();
+          return [Boolean(document.querySelector(`#centre .played[data-card='${c}']`)),
+                  Boolean(document.querySelector(`#hand .card[data-card='${c}']`)),
+                  !document.querySelector('#why')];
+        }""",
+        legal,
+    )
+    assert at_once == [True, False, True]
+    page.wait_for_function(
+        "(s) => document.body.dataset.decision !== s", arg=serial, timeout=STEP_MS
+    )
+
+    # The keyboard: Tab into the hand, the arrows to a playable card, Enter plays it.
+    while True:
+        serial = next_decision(t, serial)
+        if serial == "over":
+            pytest.skip("the deal ended before a card could be played from the keyboard")
+        page.wait_for_function(
+            "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
+        )
+        if not page.locator("#prompt:not([hidden]) button.option[data-option]").count():
+            break
+        click_option(t, ("Jouer",))
+    focus_hand(t)
+    cards = hand_cards(t)
+    chosen = hand_cards(t, "legal")[-1]
+    move_focus(t, cards.index(chosen))
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(c) => !document.querySelector(`#hand .card[data-card='${c}']`)", arg=chosen
+    )
+    peer = t.game.policy.peer
+    assert peer is not None
+
+    def played() -> bool:
+        state = peer.private_state()
+        return state is not None and bool(state.played & (1 << chosen))
+
+    for _ in range(200):
+        if played():
+            break
+        page.wait_for_timeout(50)
+    assert played(), "the card chosen from the keyboard was not played"

@@ -61,7 +61,9 @@ class OpenEnd(Protocol):
     async def receive(self) -> bytes: ...
 
 
-class _FramedEnd:
+class FramedEnd:
+    """A joiner's end over TCP: one message a frame."""
+
     def __init__(self, framed: FramedStream) -> None:
         self._framed = framed
 
@@ -180,7 +182,7 @@ async def ask_host(host: str, port: int, code: ShortCode) -> Invitation:
     framed, _ = await dial(host, port, OpenHello(code.channel), CONNECT_TIMEOUT)
     try:
         with trio.fail_after(FIND_TIMEOUT):
-            return await find_table(_FramedEnd(framed), code)
+            return await find_table(FramedEnd(framed), code)
     finally:
         await trio.aclose_forcefully(framed.stream)
 

@@ -227,10 +227,13 @@ async def knock(framed: FramedStream, hello: Hello) -> Answer:
     return answer
 
 
-async def dial(host: str, port: int, hello: Hello, timeout: float) -> tuple[FramedStream, Answer]:
-    """A new TCP connection to ``host:port`` that said ``hello``, and the hub's answer."""
+async def dial(
+    host: str, port: int, hello: Hello, timeout: float, *, local_address: str | None = None
+) -> tuple[FramedStream, Answer]:
+    """A new TCP connection to ``host:port`` that said ``hello``, and the hub's answer
+    (``local_address``: the address of this machine to connect from)."""
     with trio.fail_after(timeout):
-        stream = await trio.open_tcp_stream(host, port)
+        stream = await trio.open_tcp_stream(host, port, local_address=local_address)
         keep_alive(stream)
         framed = FramedStream(stream, MAX_MESSAGE)
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -38,8 +39,8 @@ PEER = Ed25519PrivateKey.from_private_bytes(b"\x55" * 32)
 
 
 @asynccontextmanager
-async def running_relay(path: Path, **options: float) -> AsyncIterator[tuple[RelayTables, int]]:
-    tables = RelayTables(RELAY, path / "relay.json", Address("127.0.0.1", 0), **options)  # type: ignore[arg-type]
+async def running_relay(path: Path, **options: Any) -> AsyncIterator[tuple[RelayTables, int]]:
+    tables = RelayTables(RELAY, path / "relay.json", Address("127.0.0.1", 0), **options)
     tables.load()
     door = Door(tables.lookup, create=tables.create, limits=tables.limits)
     async with trio.open_nursery() as nursery:

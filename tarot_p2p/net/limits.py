@@ -109,9 +109,6 @@ class Counts:
     def __getitem__(self, source: str) -> int:
         return self._counts.get(source, 0)
 
-    def total(self) -> int:
-        return sum(self._counts.values())
-
     @contextmanager
     def holding(self, source: str) -> Iterator[None]:
         self._counts[source] = self[source] + 1
@@ -197,14 +194,6 @@ class FairSlots:
         if not slots:
             del self._held[slot.source]
 
-    @contextmanager
-    def place(self, source: str, evict: Callable[[], None], reason: str = "busy") -> Iterator[Slot]:
-        slot = self.take(source, evict, reason)
-        try:
-            yield slot
-        finally:
-            self.release(slot)
-
 
 @dataclass(slots=True)
 class _Bucket:
@@ -240,11 +229,6 @@ class Tries:
         for other in [s for s in self._buckets if self._level(s, now) >= self.allowed]:
             del self._buckets[other]
         self._buckets[source] = _Bucket(level, now)
-
-    def wait(self, source: str) -> float:
-        """Seconds until ``source`` has a try again (0 when it has one)."""
-        level = self._level(source, trio.current_time())
-        return max(0.0, (1.0 - level) * self.back_after)
 
     def __len__(self) -> int:
         return len(self._buckets)

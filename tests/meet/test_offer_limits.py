@@ -12,6 +12,7 @@ from tarot_p2p.meet.offer import MAX_FAILURES, RENEW_AFTER, offer_table
 from tarot_p2p.meet.rendezvous import WrongCode
 from tarot_p2p.meet.words import ShortCode
 from tarot_p2p.net.channels import Board, ClaimEnd
+from tarot_p2p.net.hello import REASONS, HubRefused
 from tests.meet.test_rendezvous import INVITATION, Shown, offered, try_code
 
 
@@ -94,3 +95,23 @@ async def test_the_hosts_terminal_says_once_that_codes_are_being_tried(
     assert out.count("Read this code to your friends") == 4
     assert out.count("The code no longer works") == 3
     assert len(out.splitlines()) < 20  # 30 wrong tries, and no line for any of them
+
+
+async def test_a_hub_that_gives_no_code_is_said_once_for_each_reason(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    reasons = ["no-host", "no-host", "too-many", "too-many", "too-many"]
+    board = Board()
+
+    async def claim(wanted: int) -> ClaimEnd:
+        await trio.lowlevel.checkpoint()
+        if reasons:
+            raise HubRefused(reasons.pop(0))
+        return board.claim(wanted)
+
+    shown = Shown()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(offer_table, claim, INVITATION, shown)
+        await shown.changed.wait()  # a code at last
+        nursery.cancel_scope.cancel()
+    assert shown.problems == [REASONS["no-host"], REASONS["too-many"]]

@@ -148,11 +148,11 @@ class RelayTables:
         """A new table for the host of ``hello`` at ``source`` (raises
         :class:`~.limits.Refusal`: the access rule's reasons, ``too-many`` past the
         source's share, ``full`` at ``max_tables``)."""
-        self.access.check(hello)
         self.sweep()
         held = sum(maker == source for maker in self.makers.values())
-        if held >= self.limits.tables:
+        if held >= self.limits.tables:  # (before the access check: it costs no signature)
             raise Refusal("too-many", f"{source} has {held} tables")
+        self.access.check(hello)
         if len(self.hubs) >= self.max_tables:
             raise Refusal("full", f"{self.max_tables} tables")
         hub = self._hub(secrets.token_bytes(TABLE_ID_LEN), secrets.token_bytes(SECRET_LEN))

@@ -104,11 +104,14 @@ async def test_hellos_from_another_time_or_forged_are_refused(tmp_path: Path) ->
     async with running_relay(tmp_path, access=RelayAccess(password=PASSWORD)) as (_, port):
         late = create_hello(HOST, PASSWORD, when=int(time.time()) - 3600)
         assert await refused(port, late) == "clock"
-        good = create_hello(HOST, PASSWORD)
-        forged = CreateHello(
-            good.time, good.nonce, PEER.public_key().public_bytes_raw(), good.signature, good.proof
-        )
+    # A hello signed by one key and said to be another's (at a relay whose list has both).
+    listed = frozenset(fingerprint(k.public_key()) for k in (HOST, PEER))
+    async with running_relay(tmp_path, access=RelayAccess(hosts=listed)) as (tables, port):
+        good = create_hello(HOST)
+        peer = PEER.public_key().public_bytes_raw()
+        forged = CreateHello(good.time, good.nonce, peer, good.signature, good.proof)
         assert await refused(port, forged) == "bad-hello"
+        assert not tables.hubs
 
 
 def test_the_list_of_hosts_is_read_with_words_for_its_mistakes(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ from tarot_p2p.net.hello import (
     encode_frame,
     read_hello,
 )
-from tarot_p2p.net.hub import CONNECTION_ERRORS, Hub
+from tarot_p2p.net.hub import CONNECTION_ERRORS, KEPT_DROPS, Hub
 from tarot_p2p.net.limits import (
     DEFAULT_LIMITS,
     Counts,
@@ -64,8 +64,6 @@ log = logging.getLogger(__name__)
 
 OPENER_MESSAGES = 4
 """A joiner's rendezvous sends two messages; a few more are tolerated, never many."""
-KEPT_DROPS = 256
-"""The last dropped connections whose reasons a door keeps (for logs and tests)."""
 
 
 class Evicted(LinkError):

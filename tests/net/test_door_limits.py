@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
+import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.meet.offer import FramedEnd, find_table, offer_table
@@ -26,7 +27,7 @@ from tarot_p2p.net.hello import (
     dial,
     knock,
 )
-from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.hub import KEPT_DROPS, Hub
 from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.limits import SourceLimits
 from tarot_p2p.net.link import Link, LinkConfig, open_link
@@ -260,3 +261,15 @@ async def test_a_joiner_silent_in_its_rendezvous_is_closed_after_its_deadline() 
     async with offered(limits, Board(limits=limits)) as (_, code, short):
         framed = await open_from(STRANGERS[0], code, short)
         assert await closed(framed.stream, 3)
+
+
+async def test_what_a_door_remembers_of_dropped_connections_is_bounded() -> None:
+    """A relay runs for weeks and strangers come and go by the million: it keeps counts
+    of its drops and the reasons of the last few only."""
+    door = Door(lambda t: None)
+    for _ in range(KEPT_DROPS + 50):
+        client, server = trio.testing.memory_stream_pair()
+        await client.aclose()  # closed before its hello
+        await door.handle_stream(server)
+    assert len(door.stats.drops) == KEPT_DROPS
+    assert door.stats.counts["ConnectionClosed"] == KEPT_DROPS + 50

@@ -57,6 +57,7 @@ from tarot_p2p.net.hello import HubRefused
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
 from tarot_p2p.net.link import MessageLink, connect
+from tarot_p2p.net.relay import FORGET_AFTER
 from tarot_p2p.protocol.identity import fingerprint, identity_bytes
 from tarot_p2p.rules.config import (
     FORFEIT_LIMITS,
@@ -224,7 +225,7 @@ def relay_refusal(refused: HubRefused, relay: Address, identity: Ed25519PrivateK
         "this program with --no-relay (your friends must then be able to reach this computer)",
         "too-many": f"your address already has as many tables at the relay {where} as it "
         "allows one address. Finish or leave one of them, or wait: a table nobody is "
-        "connected to is forgotten after 20 minutes",
+        f"connected to is forgotten after {FORGET_AFTER / 60:.0f} minutes",
         "password": f"the relay at {where} makes tables only for hosts who give its password"
         + (" (the one you gave is not it)" if relay.password else "")
         + ". Ask the person who runs it, then run host again with --relay-password PASSWORD",

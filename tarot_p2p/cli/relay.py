@@ -40,7 +40,13 @@ from tarot_p2p.net.address import (
 )
 from tarot_p2p.net.door import Door
 from tarot_p2p.net.limits import SourceLimits
-from tarot_p2p.net.relay import MAX_TABLES, RELAY_FILE, RelayFileError, RelayTables
+from tarot_p2p.net.relay import (
+    FORGET_AFTER,
+    MAX_TABLES,
+    RELAY_FILE,
+    RelayFileError,
+    RelayTables,
+)
 
 SWEEP_EVERY = 60.0
 """Seconds between two passes that forget unused tables and save the others."""
@@ -53,10 +59,11 @@ DESCRIPTION = (
     "a message. Run it again with the same profile and it serves the same tables, and the "
     "players reconnect by themselves. "
     "Anyone who can reach it can make tables unless you give --password (hosts then give "
-    "it with --relay-password) or --allow-hosts. Whoever knocks, one address may hold "
+    "it with --relay-password) or --allow-hosts. Whoever connects, one address may hold "
     f"{LIMITS.tables} tables, {LIMITS.channels} short codes and {LIMITS.connections} "
-    "connections, of which a few still in their greeting; a table nobody is connected to "
-    "for 20 minutes is forgotten; an address that tried "
+    f"connections (at most {LIMITS.knocking} of them not yet past their greeting); a table "
+    f"nobody is connected to for {FORGET_AFTER / 60:.0f} minutes is forgotten; an address "
+    "that tried "
     f"{LIMITS.tries} wrong short codes is refused for a while. Players already at a table "
     "always keep their place."
 )
@@ -114,7 +121,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=MAX_TABLES,
         metavar="N",
-        help=f"how many tables the relay holds at once (default {MAX_TABLES})",
+        help="how many tables the relay holds at once",
     )
     parser.add_argument("--verbose", action="store_true", help="log dropped connections")
     parser.set_defaults(func=run)

@@ -22,6 +22,7 @@ import argparse
 import errno
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import trio
@@ -123,6 +124,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="how many tables the relay holds at once",
     )
+    parser.add_argument(
+        "--tables-per-address",
+        type=int,
+        default=LIMITS.tables,
+        metavar="N",
+        help="how many tables hosts from one address may have here at once (a club whose "
+        "hosts all play from one place needs more)",
+    )
     parser.add_argument("--verbose", action="store_true", help="log dropped connections")
     parser.set_defaults(func=run)
 
@@ -218,8 +227,8 @@ def run(args: argparse.Namespace) -> int:
             )
         if not 0 <= args.port < 65536:
             raise AddressError("--port is 0 to 65535")
-        if args.max_tables < 1:
-            raise ValueError("--max-tables is at least 1")
+        if args.max_tables < 1 or args.tables_per_address < 1:
+            raise ValueError("--max-tables and --tables-per-address are at least 1")
         access = RelayAccess(password_of(args), allowed_hosts_of(args))
         profile = Profile(args.profile)
         identity = profile.identity()
@@ -228,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
             profile.root / RELAY_FILE,
             Address(args.listen, 0),
             max_tables=args.max_tables,
-            limits=LIMITS,
+            limits=replace(LIMITS, tables=args.tables_per_address),
             access=access,
         )
         tables.load()

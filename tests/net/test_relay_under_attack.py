@@ -28,7 +28,6 @@ async def test_a_game_through_a_relay_under_attack_finishes_and_players_get_in(
     assert report.game_finished, report
     assert report.honest_tried >= 3 and report.honest_got_in == report.honest_tried, report
     assert report.hostile_held_max >= 200  # the attack was real: hundreds held at once
-    assert report.relay_answers.get("too-many", 0) > 0  # its tables and claims were capped
     assert report.relay_closed > 100  # its silent sockets closed, at once or at a deadline
-    assert report.stranger_tables <= 8 * 4  # four tables an address
+    assert report.stranger_tables <= 8 * 4  # four tables an address, however many asked
     assert report.victim_told_guessed <= 1  # one line, however many guesses

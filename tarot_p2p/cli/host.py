@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.cli.bot import BotPolicy, add_bot_options
 from tarot_p2p.cli.errors import tell
@@ -54,9 +54,11 @@ from tarot_p2p.meet.rendezvous import Invitation
 from tarot_p2p.meet.words import ShortCode
 from tarot_p2p.net.address import Address, code_address, local_address, parse_address
 from tarot_p2p.net.channels import Board, ClaimEnd
+from tarot_p2p.net.hello import HubRefused
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN, JoinCode, JoinCodeError
 from tarot_p2p.net.link import MessageLink, connect
+from tarot_p2p.net.relay import FORGET_AFTER
 from tarot_p2p.protocol.identity import fingerprint, identity_bytes
 from tarot_p2p.rules.config import (
     FORFEIT_LIMITS,
@@ -105,6 +107,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=0, help="port the hub listens on (0: any)")
     p.add_argument("--advertise", help="host name in the join code (default: this machine's)")
     add_relay_options(p, "make the table at this relay (tarot-p2p relay) instead of here")
+    p.add_argument(
+        "--relay-password",
+        metavar="PASSWORD",
+        help="the relay's password, when it makes tables only for hosts who know it "
+        "(remembered with the relay; PASSWORD@HOST[:PORT] in --relay does the same)",
+    )
     p.add_argument(
         "--no-announce",
         action="store_true",
@@ -187,16 +195,55 @@ class CodeBoard:
         if self.page is not None:
             self.page.invite(command)
 
-    def wrong_try(self, count: int) -> None:
+    def being_guessed(self, wait: float) -> None:
         print(
-            f"Someone tried a wrong code ({count} of {MAX_FAILURES}: then the code changes)",
+            f"Someone is trying codes for your table: each code stops working after "
+            f"{MAX_FAILURES} wrong tries, and from now on a new one comes only every so often "
+            f"(the next in {minutes(wait)}). Friends can also join with the long code "
+            "printed above (join code: tp2p1-...).",
+            flush=True,
+        )
+
+    def no_code(self, words: str) -> None:
+        print(
+            f"No short code for now: {words}. Trying again; meanwhile friends can join with "
+            "the long code printed above.",
             flush=True,
         )
 
 
-async def new_relay_table(relay: Address) -> JoinCode:
+def minutes(seconds: float) -> str:
+    count = max(1, round(seconds / 60))
+    return "1 minute" if count == 1 else f"{count} minutes"
+
+
+def relay_refusal(refused: HubRefused, relay: Address, identity: Ed25519PrivateKey) -> HubRefused:
+    """The relay's refusal of a new table, said with what the host can do about it."""
+    where = relay.text()
+    mine = fingerprint(identity.public_key()).hex()
+    words = {
+        "full": f"the relay at {where} is full: it holds as many tables as it can. Try again "
+        "in a few minutes, give another relay with --relay ADDRESS, or host the table in "
+        "this program with --no-relay (your friends must then be able to reach this computer)",
+        "too-many": f"your address already has as many tables at the relay {where} as it "
+        "allows one address. Finish or leave one of them, or wait: a table nobody is "
+        f"connected to is forgotten after {FORGET_AFTER / 60:.0f} minutes",
+        "password": f"the relay at {where} makes tables only for hosts who give its password"
+        + (" (the one you gave is not it)" if relay.password else "")
+        + ". Ask the person who runs it, then run host again with --relay-password PASSWORD",
+        "not-allowed": f"the relay at {where} makes tables only for the hosts its operator "
+        f"lets in. Send your key's fingerprint, {mine}, to the person who runs it, then run "
+        "host again",
+    }.get(refused.reason)
+    return HubRefused(refused.reason, words) if words else refused
+
+
+async def new_relay_table(relay: Address, identity: Ed25519PrivateKey) -> JoinCode:
     """A table made at the relay: its long code, with the address friends can use."""
-    created = await create_at(relay.host, relay.port)
+    try:
+        created = await create_at(relay.host, relay.port, identity, relay.password)
+    except HubRefused as refused:
+        raise relay_refusal(refused, relay, identity) from None
     where = code_address(relay, parse_address(created.address))
     hub_key = fingerprint(Ed25519PublicKey.from_public_bytes(created.identity))
     return JoinCode(where.host, where.port, created.table_id, hub_key, created.secret, True)
@@ -229,7 +276,7 @@ async def _host(
         table_id = secrets.token_bytes(TABLE_ID_LEN)
         secret = secrets.token_bytes(SECRET_LEN)
         if relay is not None:
-            relay_code = await new_relay_table(relay)
+            relay_code = await new_relay_table(relay, identity)
             table_id, secret = relay_code.table_id, relay_code.secret
         names = bot_names(args.bots, name)
     files = profile.seat_files(table_id, identity)
@@ -397,6 +444,11 @@ def run(args: argparse.Namespace) -> int:
         if not 0 <= args.bots < config.players:
             raise ValueError(f"--bots is 0 to {config.players - 1} at {config.players} players")
         relay = chosen_relay(args, profile)
+        if args.relay_password:
+            if relay is None:
+                raise ValueError("--relay-password goes with a relay: give --relay ADDRESS")
+            relay = replace(relay, password=args.relay_password)
+            profile.remember_relay(relay.typed())
         bot_names(args.bots, name)
         resume = None
         if not args.new:

@@ -133,11 +133,14 @@ def chosen_relay(args: argparse.Namespace, profile: Profile) -> Address | None:
     if args.no_relay:
         profile.remember_relay(None)
         return None
+    kept = profile.relay()
     if args.relay:
         address = parse_address(args.relay)
-        profile.remember_relay(address.text())
+        before = parse_address(kept) if kept else None
+        if before is not None and before.text() == address.text() and not address.password:
+            address = before  # the same relay: its password, if any, is kept
+        profile.remember_relay(address.typed())
         return address
-    kept = profile.relay()
     return parse_address(kept) if kept else None
 
 

@@ -10,6 +10,10 @@ It listens on every interface by default (``--listen 0.0.0.0``): a relay exists 
 reached from other machines, unlike a page or a test hub. It listens on port 7770 unless
 told, so an address is easy to give. Run again with the same profile, it serves the same
 tables (kept in its profile) and their players reconnect by themselves.
+
+Anyone on the internet can knock, so the relay bounds what each address can hold
+(:mod:`tarot_p2p.net.limits`, ``wire.md`` §5.5) and, given ``--password`` or
+``--allow-hosts``, makes tables only for the hosts its operator knows.
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ import argparse
 import errno
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import trio
 
 from tarot_p2p.cli.errors import leaf
 from tarot_p2p.files.profile import Profile, ProfileError, default_root
+from tarot_p2p.net.access import AllowedHostsError, RelayAccess, read_allowed_hosts
 from tarot_p2p.net.address import (
     DEFAULT_PORT,
     Address,
@@ -34,17 +40,33 @@ from tarot_p2p.net.address import (
     reaches_internet,
 )
 from tarot_p2p.net.door import Door
-from tarot_p2p.net.relay import RELAY_FILE, RelayFileError, RelayTables
+from tarot_p2p.net.limits import SourceLimits
+from tarot_p2p.net.relay import (
+    FORGET_AFTER,
+    MAX_TABLES,
+    RELAY_FILE,
+    RelayFileError,
+    RelayTables,
+)
 
-SWEEP_EVERY = 600.0
-"""Seconds between two passes that forget idle tables and save the others."""
+SWEEP_EVERY = 60.0
+"""Seconds between two passes that forget unused tables and save the others."""
 
+LIMITS = SourceLimits()
 DESCRIPTION = (
     "Run a relay: a meeting point on the network for players when none of them can host. "
     "Hosts give its address with: tarot-p2p host --relay ADDRESS; each gets its own table "
     "here and a short code for its friends. The relay cannot read anyone's cards or change "
     "a message. Run it again with the same profile and it serves the same tables, and the "
-    "players reconnect by themselves."
+    "players reconnect by themselves. "
+    "Anyone who can reach it can make tables unless you give --password (hosts then give "
+    "it with --relay-password) or --allow-hosts. Whoever connects, one address may hold "
+    f"{LIMITS.tables} tables, {LIMITS.channels} short codes and {LIMITS.connections} "
+    f"connections (at most {LIMITS.knocking} of them not yet past their greeting); a table "
+    f"nobody is connected to for {FORGET_AFTER / 60:.0f} minutes is forgotten; an address "
+    "that tried "
+    f"{LIMITS.tries} wrong short codes is refused for a while. Players already at a table "
+    "always keep their place."
 )
 
 
@@ -75,6 +97,41 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help=f"where the relay keeps its identity and tables (default: {default_root()})",
     )
+    secret = parser.add_mutually_exclusive_group()
+    secret.add_argument(
+        "--password",
+        help="make tables only for hosts who give this password (with --relay-password); "
+        "others on this computer can read a command line: on a shared computer use "
+        "--password-file",
+    )
+    secret.add_argument(
+        "--password-file",
+        type=Path,
+        metavar="FILE",
+        help="the same, with the password in the first line of FILE",
+    )
+    parser.add_argument(
+        "--allow-hosts",
+        type=Path,
+        metavar="FILE",
+        help="make tables only for the hosts whose key fingerprints FILE lists, one a line "
+        "(hosts see theirs when the relay refuses them)",
+    )
+    parser.add_argument(
+        "--max-tables",
+        type=int,
+        default=MAX_TABLES,
+        metavar="N",
+        help="how many tables the relay holds at once",
+    )
+    parser.add_argument(
+        "--tables-per-address",
+        type=int,
+        default=LIMITS.tables,
+        metavar="N",
+        help="how many tables hosts from one address may have here at once (a club whose "
+        "hosts all play from one place needs more)",
+    )
     parser.add_argument("--verbose", action="store_true", help="log dropped connections")
     parser.set_defaults(func=run)
 
@@ -97,8 +154,18 @@ def reach_note(public: Address | None, shown: Address) -> str | None:
     )
 
 
+def access_note(access: RelayAccess) -> str:
+    """Who may make tables here, in words for the operator."""
+    if access.open:
+        return (
+            "Anyone who can reach this relay can make tables here (each address a few): to "
+            "keep it for your friends, run it with --password or --allow-hosts."
+        )
+    return "Tables are made only for the hosts you allow (--password, --allow-hosts)."
+
+
 async def _serve(tables: RelayTables, listen: str, port: int, public: Address | None) -> None:
-    door = Door(tables.lookup, create=tables.create)
+    door = Door(tables.lookup, create=tables.create, limits=tables.limits)
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(door.serve, listen, port)
         bound = listeners[0].socket.getsockname()[1]
@@ -115,10 +182,37 @@ async def _serve(tables: RelayTables, listen: str, port: int, public: Address | 
         note = reach_note(public, shown)
         if note:
             print(note, flush=True)
+        print(access_note(tables.access), flush=True)
         while True:
             await trio.sleep(SWEEP_EVERY)
             tables.sweep()
             tables.save()
+
+
+def password_of(args: argparse.Namespace) -> str | None:
+    """The password given, if any (raises ValueError in words)."""
+    if args.password_file is None:
+        password: str | None = args.password
+    else:
+        try:
+            lines = args.password_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(
+                f"cannot read the password file {args.password_file} ({exc})"
+            ) from None
+        password = lines[0].strip() if lines else ""
+    if password is not None and not password.strip():
+        raise ValueError("the password is empty: give one with a few words in it")
+    return password
+
+
+def allowed_hosts_of(args: argparse.Namespace) -> frozenset[bytes] | None:
+    if args.allow_hosts is None:
+        return None
+    try:
+        return read_allowed_hosts(args.allow_hosts)
+    except AllowedHostsError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,11 +227,21 @@ def run(args: argparse.Namespace) -> int:
             )
         if not 0 <= args.port < 65536:
             raise AddressError("--port is 0 to 65535")
+        if args.max_tables < 1 or args.tables_per_address < 1:
+            raise ValueError("--max-tables and --tables-per-address are at least 1")
+        access = RelayAccess(password_of(args), allowed_hosts_of(args))
         profile = Profile(args.profile)
         identity = profile.identity()
-        tables = RelayTables(identity, profile.root / RELAY_FILE, Address(args.listen, 0))
+        tables = RelayTables(
+            identity,
+            profile.root / RELAY_FILE,
+            Address(args.listen, 0),
+            max_tables=args.max_tables,
+            limits=replace(LIMITS, tables=args.tables_per_address),
+            access=access,
+        )
         tables.load()
-    except (AddressError, ProfileError, RelayFileError) as exc:
+    except (AddressError, ProfileError, RelayFileError, ValueError) as exc:
         print(f"relay: {exc}", file=sys.stderr)
         return 2
     port = args.port or tables.port or 0

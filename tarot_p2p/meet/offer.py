@@ -3,9 +3,15 @@ code; a joiner finds it with that code.
 
 Why apart from :mod:`.rendezvous`: that module is the exchange, bytes in and out; this one
 drives it over the hub's channels (:mod:`tarot_p2p.net.channels`), in the hub's process or over TCP,
-and holds the host's policy: every wrong code a joiner confirms is counted, and after
-``MAX_FAILURES`` on one code the channel is dropped and a new code is made, so that an
-online guesser (a stranger, or the relay itself) has ten tries out of 65 536 per code.
+and holds the host's policy (``rendezvous.md`` §2):
+
+* every wrong code a joiner confirms is counted, and reported to the hub, which counts it
+  against the joiner's address across every code it carries;
+* after ``MAX_FAILURES`` on one code the channel is dropped, and the next code comes only
+  after a pause that doubles each time (``RENEW_AFTER``), on a channel the hub draws at
+  random: however many guessers there are, and even if the relay is one, they have ten
+  tries out of 65 536 per code and a code every half hour at most;
+* the player is told once that someone is trying codes for the table, not once a try.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import NoReturn, Protocol
 
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.meet.rendezvous import (
     Entropy,
@@ -25,9 +32,10 @@ from tarot_p2p.meet.rendezvous import (
     RendezvousError,
 )
 from tarot_p2p.meet.words import ShortCode
+from tarot_p2p.net.access import create_hello
 from tarot_p2p.net.channels import Arrival, ClaimEnd, RemoteClaim
 from tarot_p2p.net.framing import FramedStream, LinkError
-from tarot_p2p.net.hello import Claimed, ClaimHello, Created, CreateHello, OpenHello, dial
+from tarot_p2p.net.hello import Claimed, ClaimHello, Created, HubRefused, OpenHello, dial
 from tarot_p2p.net.noise import NoiseError
 
 log = logging.getLogger(__name__)
@@ -40,6 +48,9 @@ CONNECT_TIMEOUT = 15.0
 FIND_TIMEOUT = 30.0
 RETRY = (1.0, 2.0, 5.0, 10.0)
 """Seconds before claiming again after the relay's connection was lost."""
+RENEW_AFTER = (60.0, 120.0, 240.0, 480.0, 960.0, 1800.0)
+"""Seconds without a code after the first, second... code was tried wrongly
+``MAX_FAILURES`` times (then every half hour)."""
 
 
 class OpenEnd(Protocol):
@@ -50,7 +61,9 @@ class OpenEnd(Protocol):
     async def receive(self) -> bytes: ...
 
 
-class _FramedEnd:
+class FramedEnd:
+    """A joiner's end over TCP: one message a frame."""
+
     def __init__(self, framed: FramedStream) -> None:
         self._framed = framed
 
@@ -63,20 +76,19 @@ class _FramedEnd:
 
 class CodeShown(Protocol):
     """How the host tells its player about the code: a new one (``why`` says what
-    happened to the old one, ``None`` the first time), or a wrong try counted."""
+    happened to the old one, ``None`` the first time); once, that someone is trying codes
+    (the next code comes in ``wait`` seconds); and why the hub gives no code now, once for
+    each reason (``words``, for the player)."""
 
     def new_code(self, code: ShortCode, why: str | None) -> None: ...
 
-    def wrong_try(self, count: int) -> None: ...
+    def being_guessed(self, wait: float) -> None: ...
+
+    def no_code(self, words: str) -> None: ...
 
 
 async def _serve_claim(
-    claim: ClaimEnd,
-    code: ShortCode,
-    invitation: Invitation,
-    failures: int,
-    shown: CodeShown,
-    entropy: Entropy,
+    claim: ClaimEnd, code: ShortCode, invitation: Invitation, failures: int, entropy: Entropy
 ) -> int:
     """Answer joiners on ``claim`` until ``MAX_FAILURES`` wrong tries; the count reached."""
     exchanges: dict[int, HostExchange] = {}
@@ -100,10 +112,10 @@ async def _serve_claim(
         except RendezvousError as exc:
             log.info("rendezvous: joiner %d: %s", joiner, exc)
             continue
-        await claim.send(joiner, reply)
         if not right:
             failures += 1
-            shown.wrong_try(failures)
+            await claim.wrong(joiner)  # while the joiner is still there to be counted
+        await claim.send(joiner, reply)
     return failures
 
 
@@ -117,16 +129,21 @@ async def offer_table(
     """Hold a channel and answer joiners under a short code until cancelled.
 
     ``claim_channel(wanted)`` claims channel ``wanted`` (0: any) at the hub. A lost claim
-    is claimed again, the same channel if it is still free (the code then stays), and a
-    code tried wrongly ``MAX_FAILURES`` times is replaced by a new one."""
+    is claimed again, the same channel if it is still free (the code then stays); a code
+    tried wrongly ``MAX_FAILURES`` times is dropped, and a new one made after a pause
+    (``RENEW_AFTER``)."""
     code: ShortCode | None = None
-    failures, attempt = 0, 0
+    failures, attempt, spent = 0, 0, 0
     why: str | None = None
+    refusals: set[str] = set()
     while True:
         try:
             claim = await claim_channel(code.channel if code is not None else 0)
         except (LinkError, NoiseError, OSError, trio.TooSlowError) as exc:
             log.info("rendezvous: cannot claim a channel: %s", exc)
+            if isinstance(exc, HubRefused) and exc.reason not in refusals:
+                refusals.add(exc.reason)
+                shown.no_code(str(exc))
             await trio.sleep(RETRY[min(attempt, len(RETRY) - 1)])
             attempt += 1
             continue
@@ -134,15 +151,20 @@ async def offer_table(
         if code is None or claim.channel != code.channel:
             code, failures = ShortCode.random(claim.channel), 0
             shown.new_code(code, why)
+        pause = RETRY[0]
         try:
-            failures = await _serve_claim(claim, code, invitation, failures, shown, entropy)
+            failures = await _serve_claim(claim, code, invitation, failures, entropy)
+            spent += 1
+            pause = RENEW_AFTER[min(spent, len(RENEW_AFTER)) - 1]
+            if spent == 1:
+                shown.being_guessed(pause)
             code, why = None, f"it was tried wrongly {MAX_FAILURES} times"
         except LinkError as exc:
             log.info("rendezvous: channel lost: %s", exc)
-            await trio.sleep(RETRY[0])
         finally:
             with trio.CancelScope(shield=True):
                 await claim.aclose()
+        await trio.sleep(pause)
 
 
 async def find_table(end: OpenEnd, code: ShortCode, *, entropy: Entropy = os.urandom) -> Invitation:
@@ -160,7 +182,7 @@ async def ask_host(host: str, port: int, code: ShortCode) -> Invitation:
     framed, _ = await dial(host, port, OpenHello(code.channel), CONNECT_TIMEOUT)
     try:
         with trio.fail_after(FIND_TIMEOUT):
-            return await find_table(_FramedEnd(framed), code)
+            return await find_table(FramedEnd(framed), code)
     finally:
         await trio.aclose_forcefully(framed.stream)
 
@@ -174,9 +196,12 @@ async def claim_at(host: str, port: int, wanted: int) -> RemoteClaim:
     return RemoteClaim(framed, answer.channel)
 
 
-async def create_at(host: str, port: int) -> Created:
-    """A new table at the relay ``host:port``."""
-    framed, answer = await dial(host, port, CreateHello(), CONNECT_TIMEOUT)
+async def create_at(
+    host: str, port: int, identity: Ed25519PrivateKey, password: str = ""
+) -> Created:
+    """A new table at the relay ``host:port`` for the host of ``identity`` (``password``:
+    the relay's, when it asks for one)."""
+    framed, answer = await dial(host, port, create_hello(identity, password), CONNECT_TIMEOUT)
     await trio.aclose_forcefully(framed.stream)
     if not isinstance(answer, Created):
         raise LinkError("the relay did not answer with a new table")

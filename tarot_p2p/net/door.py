@@ -3,20 +3,26 @@
 Theory of operation. Every connection to a hub, the host's own or a relay, says first
 what it is for (``wire.md`` §5.0, :mod:`.hello`): a table's handshake (``table``: the
 table's :class:`~.hub.Hub` then relays for it), a new table (``create``: relays only), a
-rendezvous claim or open (``claim``/``open``: the hub's :class:`~.channels.Board`). The
+rendezvous claim or open (``claim``/``open``: the hub's :class:`~.channels.Board`; claims
+over TCP at relays only, from an address that has a member at one of its tables). The
 door answers, and after an error closes the connection.
 
-Bounded: connections that have not finished their hello and handshake are at most
-``max_pending`` (strangers holding sockets open cannot exhaust the hub; past the bound a
-connection is closed at once), and the hello and the handshake together get
-``config.handshake_timeout`` seconds. A joiner's rendezvous connection may send at most
-``OPENER_MESSAGES`` messages of at most ``MAX_RENDEZVOUS`` bytes and lives at most
-``rendezvous_timeout`` seconds. Every failure closes that connection only.
+Bounded per source address (``wire.md`` §5.5, :mod:`.limits`): a source may hold
+``connections`` open connections; a connection is *knocking* until it is past its hello
+and its handshake, or while a joiner's rendezvous lasts, and knocking connections are
+bounded per source and in total, with fair admission (a newcomer from a source holding
+fewer takes the place of the largest holder's oldest one). The hello has
+``hello_timeout`` seconds, the handshake ``config.handshake_timeout`` more, a joiner's
+rendezvous ``rendezvous_timeout`` and at most ``OPENER_MESSAGES`` messages of at most
+``MAX_RENDEZVOUS`` bytes. A member (past its handshake) is bounded only by its table's
+budgets (:mod:`.hub`): strangers knocking never take its room. Every failure closes that
+connection only.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -25,8 +31,6 @@ import trio
 from tarot_p2p.net.channels import (
     MAX_RENDEZVOUS,
     Board,
-    BoardFull,
-    ChannelBusy,
     ChannelClosed,
     Claim,
     Opener,
@@ -44,8 +48,16 @@ from tarot_p2p.net.hello import (
     encode_frame,
     read_hello,
 )
-from tarot_p2p.net.hub import CONNECTION_ERRORS, Hub
-from tarot_p2p.net.link import DEFAULT_CONFIG, LinkConfig, accept_link
+from tarot_p2p.net.hub import CONNECTION_ERRORS, KEPT_DROPS, Hub
+from tarot_p2p.net.limits import (
+    DEFAULT_LIMITS,
+    Counts,
+    FairSlots,
+    Refusal,
+    SourceLimits,
+    source_of,
+)
+from tarot_p2p.net.link import DEFAULT_CONFIG, Link, LinkConfig, accept_link
 from tarot_p2p.net.noise import MAX_MESSAGE
 
 log = logging.getLogger(__name__)
@@ -54,139 +66,157 @@ OPENER_MESSAGES = 4
 """A joiner's rendezvous sends two messages; a few more are tolerated, never many."""
 
 
-class PendingFull(Exception):
-    """A connection refused because too many others have not finished their hello."""
-
-
-class RelayFull(Exception):
-    """A relay holding as many tables as it may was asked for another."""
+class Evicted(LinkError):
+    """A knocking connection whose place a newcomer from a smaller source took."""
 
 
 @dataclass(slots=True)
 class DoorStats:
-    drops: list[str] = field(default_factory=list)
+    drops: deque[str] = field(default_factory=lambda: deque(maxlen=KEPT_DROPS))
+    """The reasons of the last dropped connections."""
+    counts: Counter[str] = field(default_factory=Counter)
+    """Dropped connections by kind: a refusal's reason, or the error's class name."""
 
 
 After = Callable[[], Awaitable[None]]
+Create = Callable[[CreateHello, str], Created]
+"""A relay's maker of tables: the hello, the source asking (raises
+:class:`~.limits.Refusal`)."""
 
 
 class Door:
     """The hello's reader for one listening port.
 
-    ``lookup`` finds a table's hub by id; ``create`` (relays only) makes a new table or
-    raises :class:`RelayFull`; ``board`` holds the rendezvous channels."""
+    ``lookup`` finds a table's hub by id; ``create`` (relays only) makes a new table;
+    ``board`` holds the rendezvous channels."""
 
     def __init__(
         self,
         lookup: Callable[[bytes], Hub | None],
         *,
-        create: Callable[[], Created] | None = None,
+        create: Create | None = None,
         board: Board | None = None,
         config: LinkConfig = DEFAULT_CONFIG,
-        max_pending: int = 32,
-        rendezvous_timeout: float = 120.0,
+        limits: SourceLimits = DEFAULT_LIMITS,
     ) -> None:
         self.lookup = lookup
         self.create = create
-        self.board = board if board is not None else Board()
+        self.board = board if board is not None else Board(limits=limits)
         self.config = config
-        self.rendezvous_timeout = rendezvous_timeout
+        self.limits = limits
         self.stats = DoorStats()
-        self._pending = trio.Semaphore(max_pending)
+        self.open = Counts()
+        """Connections open now, per source."""
+        self.members = Counts()
+        """Connections past their handshake now, per source."""
+        self.knocking = FairSlots(limits.knocking_total, limits.knocking)
+        """Connections not yet past their hello and handshake (or in a rendezvous)."""
 
     @classmethod
     def of(
         cls, hub: Hub, *, board: Board | None = None, config: LinkConfig = DEFAULT_CONFIG
     ) -> Door:
-        """The door of a host's own hub: one table, no ``create``."""
+        """The door of a host's own hub: one table, no ``create``, no claims over TCP."""
         return cls(lambda t: hub if t == hub.table_id else None, board=board, config=config)
 
     def _drop(self, exc: BaseException) -> None:
+        kind = exc.reason if isinstance(exc, Refusal) else type(exc).__name__
         reason = f"{type(exc).__name__}: {exc}"
         self.stats.drops.append(reason)
+        self.stats.counts[kind] += 1
         log.info("dropped connection: %s", reason)
 
-    async def handle_stream(self, stream: trio.abc.Stream) -> None:
-        """Serve one TCP connection until it ends; never raises for it."""
+    async def handle_stream(self, stream: trio.abc.Stream, source: str | None = None) -> None:
+        """Serve one TCP connection until it ends; never raises for it. ``source``: the
+        address it counts against (by default, the socket's peer)."""
+        source = source_of(stream) if source is None else source
         try:
-            self._pending.acquire_nowait()
-        except trio.WouldBlock:
-            self._drop(PendingFull("too many connections before their handshake"))
-            await trio.aclose_forcefully(stream)
-            return
-        try:
-            framed = FramedStream(stream, MAX_MESSAGE)
-            try:
-                with trio.fail_after(self.config.handshake_timeout):
-                    after = await self._enter(framed)
-            finally:
-                self._pending.release()
-            if after is not None:
-                await after()
+            if self.open[source] >= self.limits.connections:
+                self._drop(Refusal("too-many", f"{source} has {self.open[source]} connections"))
+                return
+            with self.open.holding(source):
+                after = await self._knock(FramedStream(stream, MAX_MESSAGE), source)
+                if after is not None:
+                    await after()
         except CONNECTION_ERRORS as exc:
             self._drop(exc)
         finally:
             await trio.aclose_forcefully(stream)
 
-    async def _refuse(self, framed: FramedStream, reason: str) -> None:
-        await framed.send_frame(encode_frame(Refused(reason)))
-        self._drop(LinkError(f"refused: {reason}"))
+    async def _knock(self, framed: FramedStream, source: str) -> After | None:
+        """The connection's knocking stage, in a fair place: what to run once it is in."""
+        scope = trio.CancelScope()
+        try:
+            slot = self.knocking.take(source, scope.cancel)
+        except Refusal as exc:
+            self._drop(exc)  # closed at once, nothing read
+            return None
+        try:
+            with scope:
+                return await self._enter(framed, source)
+            return None  # evicted
+        finally:
+            self.knocking.release(slot)
+            if slot.evicted:
+                self._drop(Evicted(f"a newcomer took the place of a connection from {source}"))
 
-    async def _enter(self, framed: FramedStream) -> After | None:
+    async def _refuse(self, framed: FramedStream, refusal: Refusal) -> None:
+        await framed.send_frame(encode_frame(Refused(refusal.reason)))
+        self._drop(refusal)
+
+    async def _enter(self, framed: FramedStream, source: str) -> After | None:
         """Read the hello and answer it: what to run once the connection is in (``None``
         when it is done)."""
-        try:
-            hello = read_hello(await framed.receive_frame())
-        except LinkError:
-            await framed.send_frame(encode_frame(Refused("bad-hello")))
-            raise
-        if isinstance(hello, TableHello):
-            hub = self.lookup(hello.table_id)
-            if hub is None:
-                await self._refuse(framed, "no-table")
-                return None
-            await framed.send_frame(encode_frame(Ok()))
-            link = await accept_link(
-                framed, hub.identity, hub.table_id, hub.secret, hub.config, hub.admit
-            )
-            return lambda: hub.serve_link(link)
-        if isinstance(hello, CreateHello):
-            if self.create is None:
-                await self._refuse(framed, "not-a-relay")
-                return None
+        with trio.fail_after(self.limits.hello_timeout):
             try:
-                created = self.create()
-            except RelayFull:
-                await self._refuse(framed, "full")
-                return None
-            await framed.send_frame(encode_frame(created))
-            return None
-        if isinstance(hello, ClaimHello):
-            try:
-                claim = self.board.claim(hello.channel)
-            except BoardFull:
-                await self._refuse(framed, "busy")
-                return None
-            try:
-                await framed.send_frame(encode_frame(Claimed(claim.channel)))
-            except BaseException:
-                claim.close()
+                hello = read_hello(await framed.receive_frame())
+            except LinkError:
+                await framed.send_frame(encode_frame(Refused("bad-hello")))
                 raise
-            return lambda: self._claimer(framed, claim)
         try:
-            opener = self.board.open(hello.channel)
-        except ChannelBusy:
-            await self._refuse(framed, "busy")
+            if isinstance(hello, TableHello):
+                hub = self.lookup(hello.table_id)
+                if hub is None:
+                    raise Refusal("no-table")
+                await framed.send_frame(encode_frame(Ok()))
+                with trio.fail_after(self.config.handshake_timeout):
+                    link = await accept_link(
+                        framed, hub.identity, hub.table_id, hub.secret, hub.config, hub.admit
+                    )
+                return lambda: self._member(hub, link, source)
+            if isinstance(hello, CreateHello):
+                if self.create is None:
+                    raise Refusal("not-a-relay")
+                await framed.send_frame(encode_frame(self.create(hello, source)))
+                return None
+            if isinstance(hello, ClaimHello):
+                if self.create is None:
+                    raise Refusal("not-a-relay")  # a host claims in its own hub's program
+                if not self.members[source]:
+                    raise Refusal("no-host", f"no member from {source}")
+                claim = self.board.claim(hello.channel, source)
+                try:
+                    await framed.send_frame(encode_frame(Claimed(claim.channel)))
+                except BaseException:
+                    claim.close()
+                    raise
+                return lambda: self._claimer(framed, claim)
+            opener = self.board.open(hello.channel, source)
+            if opener is None:
+                raise Refusal("no-channel")
+            try:
+                await framed.send_frame(encode_frame(Ok()))
+                await self._opener(framed, opener)
+            finally:
+                opener.close()
             return None
-        if opener is None:
-            await self._refuse(framed, "no-channel")
+        except Refusal as refusal:
+            await self._refuse(framed, refusal)
             return None
-        try:
-            await framed.send_frame(encode_frame(Ok()))
-        except BaseException:
-            opener.close()
-            raise
-        return lambda: self._opener(framed, opener)
+
+    async def _member(self, hub: Hub, link: Link, source: str) -> None:
+        with self.members.holding(source):
+            await hub.serve_link(link)
 
     async def _claimer(self, framed: FramedStream, claim: Claim) -> None:
         try:
@@ -209,25 +239,22 @@ class Door:
             while True:
                 await framed.send_frame(await opener.receive())
 
-        try:
-            with trio.move_on_after(self.rendezvous_timeout):
-                async with trio.open_nursery() as nursery:
+        with trio.move_on_after(self.limits.rendezvous_timeout):
+            async with trio.open_nursery() as nursery:
 
-                    async def guarded(pump: Callable[[], Awaitable[None]]) -> None:
-                        try:
-                            await pump()
-                        except LinkError as exc:
-                            # The joiner is done or the host left (the usual ends), or
-                            # the joiner broke its connection.
-                            if not isinstance(exc, ConnectionClosed | ChannelClosed):
-                                self._drop(exc)
-                        finally:
-                            nursery.cancel_scope.cancel()
+                async def guarded(pump: Callable[[], Awaitable[None]]) -> None:
+                    try:
+                        await pump()
+                    except LinkError as exc:
+                        # The joiner is done or the host left (the usual ends), or the
+                        # joiner broke its connection.
+                        if not isinstance(exc, ConnectionClosed | ChannelClosed):
+                            self._drop(exc)
+                    finally:
+                        nursery.cancel_scope.cancel()
 
-                    nursery.start_soon(guarded, inward)
-                    nursery.start_soon(guarded, outward)
-        finally:
-            opener.close()
+                nursery.start_soon(guarded, inward)
+                nursery.start_soon(guarded, outward)
 
     async def serve(
         self,

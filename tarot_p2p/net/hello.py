@@ -37,18 +37,31 @@ MAX_HELLO = 512
 MAX_CHANNEL = 9999
 """Rendezvous channels are 1 to 9999: the number a short code starts with."""
 _LIMITS = Limits(
-    max_buffer_size=MAX_HELLO, max_str_len=300, max_bin_len=32, max_array_len=0, max_map_len=5
+    max_buffer_size=MAX_HELLO, max_str_len=300, max_bin_len=64, max_array_len=0, max_map_len=6
 )
 
 REASONS = {
     "no-table": "this table is not on that relay any more: ask the host for a new code",
     "not-a-relay": "that address is a player's own table, not a relay: "
     "give the address of a relay (tarot-p2p relay) with --relay",
-    "full": "that relay holds as many tables as it can: try again later or use another relay",
+    "full": "that relay is full (it holds as many tables as it can): try again in a few "
+    "minutes, or use another relay",
     "no-channel": "that code is not known there: check it with the host "
     "(codes look like 7-guitar-orbit)",
     "busy": "too many people are using that code at once: try again in a minute",
     "bad-hello": "that address does not speak the tarot-p2p protocol of this version",
+    "too-many": "your address already holds as many tables or codes at that relay as it "
+    "allows one address: finish or leave one of them, or wait a few minutes",
+    "password": "that relay makes tables only for hosts who give its password: ask the "
+    "person who runs it for the password",
+    "not-allowed": "that relay makes tables only for the hosts its operator lets in: send "
+    "your key's fingerprint to the person who runs it",
+    "clock": "the clock of this computer and the relay's differ by more than 10 minutes: "
+    "set this computer's date and time right, then try again",
+    "tries": "too many wrong codes were tried from your address: check the code with the "
+    "host, then try again in a few minutes",
+    "no-host": "that relay gives codes only to the host of a table there: "
+    "make the table first (tarot-p2p host --relay ADDRESS)",
 }
 """Every reason a hub may give, in the words the player reads."""
 
@@ -58,10 +71,11 @@ class HelloError(LinkError):
 
 
 class HubRefused(LinkError):
-    """The hub answered the hello with an error; ``str()`` says it for the player."""
+    """The hub answered the hello with an error; ``str()`` says it for the player (in
+    ``words`` when the caller knows better ones, with the next step to take)."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(REASONS.get(reason, f"the hub refused the connection ({reason})"))
+    def __init__(self, reason: str, words: str | None = None) -> None:
+        super().__init__(words or REASONS.get(reason, f"the hub refused the connection ({reason})"))
         self.reason = reason
 
 
@@ -74,7 +88,15 @@ class TableHello:
 
 @dataclass(frozen=True, slots=True)
 class CreateHello:
-    """A relay is asked for a new table."""
+    """A relay is asked for a new table by the host whose identity key is ``host``, at
+    ``time`` (Unix seconds) with a fresh ``nonce``: ``signature`` by that key and ``proof``
+    under the relay's password (:mod:`.access`) say who asks and that it may."""
+
+    time: int
+    nonce: bytes
+    host: bytes
+    signature: bytes
+    proof: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +147,16 @@ Answer = Ok | Created | Claimed | Refused
 _CHANNEL = UInt(MAX_CHANNEL, 1)
 _SCHEMAS: dict[str, Schema[object]] = {
     "table": Schema(TableHello, {"table_id": ("t", Bytes(32))}),
-    "create": Schema(CreateHello, {}),
+    "create": Schema(
+        CreateHello,
+        {
+            "time": ("n", UInt(2**64 - 1)),
+            "nonce": ("r", Bytes(16)),
+            "host": ("h", Bytes(32)),
+            "signature": ("g", Bytes(64)),
+            "proof": ("w", Bytes(32)),
+        },
+    ),
     "claim": Schema(ClaimHello, {"channel": ("c", UInt(MAX_CHANNEL))}),
     "open": Schema(OpenHello, {"channel": ("c", _CHANNEL)}),
     "ok": Schema(Ok, {}),
@@ -196,10 +227,13 @@ async def knock(framed: FramedStream, hello: Hello) -> Answer:
     return answer
 
 
-async def dial(host: str, port: int, hello: Hello, timeout: float) -> tuple[FramedStream, Answer]:
-    """A new TCP connection to ``host:port`` that said ``hello``, and the hub's answer."""
+async def dial(
+    host: str, port: int, hello: Hello, timeout: float, *, local_address: str | None = None
+) -> tuple[FramedStream, Answer]:
+    """A new TCP connection to ``host:port`` that said ``hello``, and the hub's answer
+    (``local_address``: the address of this machine to connect from)."""
     with trio.fail_after(timeout):
-        stream = await trio.open_tcp_stream(host, port)
+        stream = await trio.open_tcp_stream(host, port, local_address=local_address)
         keep_alive(stream)
         framed = FramedStream(stream, MAX_MESSAGE)
         try:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -50,6 +51,8 @@ from tarot_p2p.protocol.identity import fingerprint
 log = logging.getLogger(__name__)
 
 
+KEPT_DROPS = 256
+"""The last dropped connections whose reasons a hub keeps (for logs and tests)."""
 CONNECTION_ERRORS = (LinkError, NoiseError, trio.TooSlowError, trio.BrokenResourceError)
 """What a single connection can break; each ends that connection only."""
 
@@ -103,7 +106,9 @@ class _Member:
 class HubStats:
     accepted: int = 0
     relayed: int = 0
-    drops: list[str] = field(default_factory=list)
+    drops: deque[str] = field(default_factory=lambda: deque(maxlen=KEPT_DROPS))
+    """The reasons of the last dropped connections (a relay's table lives for hours: a
+    member dropping again and again must not grow its memory)."""
 
 
 class Hub:

@@ -1,15 +1,26 @@
-"""A relay's tables: made on a host's request, kept on disk, forgotten when idle.
+"""A relay's tables: made on a host's request, kept on disk, forgotten when unused.
 
 Why: a standalone relay serves many tables at once, each a :class:`~.hub.Hub` under the
 relay's one identity. Hosts create them (hello ``create``, ``wire.md`` §5.0); the relay
 keeps their ids and join secrets in its profile (``relay.json``, owner-only), so a relay
 that was stopped or crashed serves the same tables again and the players reconnect by
-themselves. Bounded: at most ``max_tables`` tables, and a table nobody was connected to
-for ``forget_after`` seconds (24 h) is forgotten.
+themselves.
 
-``relay.json``: ``{"port": int, "tables": [{"table_id": hex, "secret": hex, "seen":
-unix time}]}``; the form before many tables, ``{"table_id", "secret", "port"}``, is read
-as one table.
+Bounded, because anyone may knock (``wire.md`` §5.5): tables are made only for the hosts
+the relay's access rule lets in (:mod:`.access`: anyone, its password, or its list of
+host keys); one source address may have ``SourceLimits.tables`` tables at once and the
+relay ``max_tables``; each table's backlog is ``RELAY_BACKLOG`` bytes. A table with no
+member connected for ``forget_after`` seconds of the relay's running time is forgotten:
+20 minutes, longer than a seat's reconnection window (15 minutes: a player whose link
+broke keeps trying that long, so every program still trying to come back finds its
+table), short enough that a table made and left by a stranger holds its place for
+minutes, not a day. The time a relay was stopped does not count (a restart is no
+idleness) and does not refresh a table either: it keeps the idle time it had, so tables
+nobody uses do not fill a relay across restarts.
+
+``relay.json``: ``{"port": int, "saved": unix time, "tables": [{"table_id": hex,
+"secret": hex, "seen": unix time a member was last connected, "by": source address}]}``;
+the form before many tables, ``{"table_id", "secret", "port"}``, is read as one table.
 """
 
 from __future__ import annotations
@@ -22,16 +33,21 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.files.atomic import write_private_atomic
+from tarot_p2p.net.access import RelayAccess
 from tarot_p2p.net.address import Address
-from tarot_p2p.net.door import RelayFull
-from tarot_p2p.net.hello import Created
+from tarot_p2p.net.hello import Created, CreateHello
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.joincode import SECRET_LEN, TABLE_ID_LEN
+from tarot_p2p.net.limits import DEFAULT_LIMITS, Refusal, SourceLimits
 from tarot_p2p.protocol.identity import identity_bytes
 
 RELAY_FILE = "relay.json"
 MAX_TABLES = 64
-FORGET_AFTER = 24 * 3600.0
+FORGET_AFTER = 20 * 60.0
+RELAY_BACKLOG = 8 << 20
+"""Bytes of messages a relay's table keeps for members that connect late or again (a
+whole game is well under 1 MiB; past this, members fetch from each other, ``wire.md``
+§7.2): 64 tables hold at most 512 MiB."""
 
 
 class RelayFileError(ValueError):
@@ -47,6 +63,8 @@ class RelayTables:
         *,
         max_tables: int = MAX_TABLES,
         forget_after: float = FORGET_AFTER,
+        limits: SourceLimits = DEFAULT_LIMITS,
+        access: RelayAccess | None = None,
     ) -> None:
         self.identity = identity
         self.path = path
@@ -54,12 +72,21 @@ class RelayTables:
         """What the relay gives out in its answers (its public address, or its own)."""
         self.max_tables = max_tables
         self.forget_after = forget_after
+        self.limits = limits
+        self.access = access if access is not None else RelayAccess()
         self.port: int | None = None
         """The port of the last run (kept for a relay listening on any free port)."""
         self.hubs: dict[bytes, Hub] = {}
+        self.makers: dict[bytes, str] = {}
+        """The source address that made each table."""
 
-    def load(self) -> None:
-        """The tables kept on disk (none when there is no file)."""
+    def _hub(self, table_id: bytes, secret: bytes) -> Hub:
+        return Hub(self.identity, table_id, secret, max_backlog=RELAY_BACKLOG)
+
+    def load(self, now: float | None = None) -> None:
+        """The tables kept on disk (none when there is no file), less those that had been
+        unused for ``forget_after`` when the file was saved."""
+        now = time.time() if now is None else now
         try:
             kept = json.loads(self.path.read_text())
         except FileNotFoundError:
@@ -71,54 +98,66 @@ class RelayTables:
         try:
             rows = kept.get("tables", [kept])
             self.port = kept.get("port")
+            saved = float(kept.get("saved", now))
             for row in rows:
-                hub = Hub(
-                    self.identity, bytes.fromhex(row["table_id"]), bytes.fromhex(row["secret"])
-                )
+                hub = self._hub(bytes.fromhex(row["table_id"]), bytes.fromhex(row["secret"]))
                 if len(hub.table_id) != TABLE_ID_LEN or len(hub.secret) != SECRET_LEN:
                     raise ValueError("bad table id or secret length")
-                hub.seen = float(row.get("seen", time.time()))
+                idle = max(0.0, saved - float(row.get("seen", saved)))
+                if idle >= self.forget_after:
+                    continue
+                hub.seen = now - idle
                 self.hubs[hub.table_id] = hub
+                self.makers[hub.table_id] = str(row.get("by", ""))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RelayFileError(
                 f"{self.path} is damaged ({exc}): move it away to start with no table"
             ) from None
 
-    def save(self) -> None:
-        now = time.time()
+    def save(self, now: float | None = None) -> None:
+        now = time.time() if now is None else now
         rows = [
             {
                 "table_id": hub.table_id.hex(),
                 "secret": hub.secret.hex(),
                 "seen": now if hub.connected else hub.seen,
+                "by": self.makers.get(table_id, ""),
             }
-            for hub in self.hubs.values()
+            for table_id, hub in self.hubs.items()
         ]
-        document = {"port": self.port, "tables": rows}
+        document = {"port": self.port, "saved": now, "tables": rows}
         write_private_atomic(self.path, (json.dumps(document, indent=2) + "\n").encode())
 
     def lookup(self, table_id: bytes) -> Hub | None:
         return self.hubs.get(table_id)
 
     def sweep(self, now: float | None = None) -> list[bytes]:
-        """Forget the tables idle for ``forget_after``; their ids."""
+        """Forget the tables unused for ``forget_after``; their ids."""
         now = time.time() if now is None else now
         gone = [
             t
             for t, hub in self.hubs.items()
-            if not hub.connected and now - hub.seen > self.forget_after
+            if not hub.connected and now - hub.seen >= self.forget_after
         ]
         for table_id in gone:
             del self.hubs[table_id]
+            self.makers.pop(table_id, None)
         return gone
 
-    def create(self) -> Created:
-        """A new table (raises :class:`~.door.RelayFull` at ``max_tables``)."""
+    def create(self, hello: CreateHello, source: str) -> Created:
+        """A new table for the host of ``hello`` at ``source`` (raises
+        :class:`~.limits.Refusal`: the access rule's reasons, ``too-many`` past the
+        source's share, ``full`` at ``max_tables``)."""
         self.sweep()
+        held = sum(maker == source for maker in self.makers.values())
+        if held >= self.limits.tables:  # (before the access check: it costs no signature)
+            raise Refusal("too-many", f"{source} has {held} tables")
+        self.access.check(hello)
         if len(self.hubs) >= self.max_tables:
-            raise RelayFull(f"{self.max_tables} tables")
-        hub = Hub(self.identity, secrets.token_bytes(TABLE_ID_LEN), secrets.token_bytes(SECRET_LEN))
+            raise Refusal("full", f"{self.max_tables} tables")
+        hub = self._hub(secrets.token_bytes(TABLE_ID_LEN), secrets.token_bytes(SECRET_LEN))
         self.hubs[hub.table_id] = hub
+        self.makers[hub.table_id] = source
         self.save()
         return Created(
             hub.table_id,

@@ -33,6 +33,7 @@ from tarot_p2p.meet.lobby import (
 from tarot_p2p.net.channels import Board
 from tarot_p2p.net.door import Door
 from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.limits import source_of
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.protocol.peer import Peer
@@ -255,7 +256,7 @@ class HostedHub:
     async def _handle(self, stream: trio.SocketStream) -> None:
         self.connected += 1
         try:
-            await self.door.handle_stream(_Counting(stream, self))
+            await self.door.handle_stream(_Counting(stream, self), source_of(stream))
         finally:
             self.connected -= 1
             self._changed.set()

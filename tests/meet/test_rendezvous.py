@@ -133,9 +133,12 @@ def test_garbage_is_a_rendezvous_error(garbage: bytes) -> None:
 
 
 class Shown:
+    """What the host's player is told, kept."""
+
     def __init__(self) -> None:
         self.codes: list[tuple[ShortCode, str | None]] = []
-        self.wrong: list[int] = []
+        self.guessed: list[float] = []
+        self.problems: list[str] = []
         self.changed = trio.Event()
 
     def new_code(self, code: ShortCode, why: str | None) -> None:
@@ -143,8 +146,11 @@ class Shown:
         self.changed.set()
         self.changed = trio.Event()
 
-    def wrong_try(self, count: int) -> None:
-        self.wrong.append(count)
+    def being_guessed(self, wait: float) -> None:
+        self.guessed.append(wait)
+
+    def no_code(self, words: str) -> None:
+        self.problems.append(words)
 
 
 async def offered(board: Board, nursery: trio.Nursery) -> Shown:
@@ -159,8 +165,9 @@ async def offered(board: Board, nursery: trio.Nursery) -> Shown:
     return shown
 
 
-async def try_code(board: Board, code: ShortCode) -> Invitation:
-    opener = board.open(code.channel)
+async def try_code(board: Board, code: ShortCode, source: str = "10.0.0.1") -> Invitation:
+    """A joiner from ``source`` tries ``code`` on the board."""
+    opener = board.open(code.channel, source)
     assert opener is not None
     try:
         return await find_table(opener, code)
@@ -173,7 +180,7 @@ async def test_joiners_find_the_table_through_the_board() -> None:
     async with trio.open_nursery() as nursery:
         shown = await offered(board, nursery)
         ((code, why),) = shown.codes
-        assert why is None and code.channel == 1 and board.claimed() == [1]
+        assert why is None and board.claimed() == [code.channel]
         results = []
 
         async def join() -> None:
@@ -182,32 +189,36 @@ async def test_joiners_find_the_table_through_the_board() -> None:
         async with trio.open_nursery() as joiners:
             for _ in range(4):
                 joiners.start_soon(join)
-        assert results == [INVITATION] * 4 and not shown.wrong
+        assert results == [INVITATION] * 4 and not shown.guessed
         nursery.cancel_scope.cancel()
     assert board.claimed() == []  # the channel dies with its claim
 
 
-async def test_ten_wrong_tries_close_the_channel_and_make_a_new_code() -> None:
+async def test_ten_wrong_tries_close_the_channel_and_make_a_new_code(
+    autojump_clock: trio.abc.Clock,
+) -> None:
     board = Board()
     async with trio.open_nursery() as nursery:
         shown = await offered(board, nursery)
         code = shown.codes[0][0]
         wrong = ShortCode(code.channel, code.first, "zebra" if code.second != "zebra" else "acid")
-        for _ in range(MAX_FAILURES - 1):
+        for i in range(MAX_FAILURES - 1):
             with pytest.raises(WrongCode):
-                await try_code(board, wrong)
-        assert len(shown.codes) == 1
+                await try_code(board, wrong, f"10.0.0.{i}")
+        assert len(shown.codes) == 1 and not shown.guessed
         changed = shown.changed
         with pytest.raises(WrongCode):
-            await try_code(board, wrong)
+            await try_code(board, wrong, "10.0.1.1")
         await changed.wait()
-        assert shown.wrong == list(range(1, MAX_FAILURES + 1))
+        assert shown.guessed == [60.0]  # told once, with the wait before the next code
         new, why = shown.codes[1]
         assert why is not None and f"{MAX_FAILURES} times" in why
-        if new != code:  # the words are new (they match the old ones once in 65 536)
+        if new.channel != code.channel:  # the old code leads nowhere
+            assert board.open(code.channel, "10.0.1.2") is None
+        elif new != code:  # the words are new (they match the old ones once in 65 536)
             with pytest.raises(WrongCode):
-                await try_code(board, code)
-        assert await try_code(board, new) == INVITATION
+                await try_code(board, code, "10.0.1.2")
+        assert await try_code(board, new, "10.0.1.3") == INVITATION
         nursery.cancel_scope.cancel()
 
 

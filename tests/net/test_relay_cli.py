@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.meet.offer import create_at
 
+HOST = Ed25519PrivateKey.from_private_bytes(b"\x44" * 32)
 ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 RELAY = [sys.executable, "-m", "tarot_p2p", "relay"]
 
@@ -36,8 +38,8 @@ async def test_the_relay_says_its_address_and_makes_tables(tmp_path: Path) -> No
                 process.stdout, r"hosts use --relay 127\.0\.0\.1:(\d+)\n.*from this computer only"
             )
             port = int(found.group(1))
-            first = await create_at("127.0.0.1", port)
-            second = await create_at("127.0.0.1", port)
+            first = await create_at("127.0.0.1", port, HOST)
+            second = await create_at("127.0.0.1", port, HOST)
         assert first.table_id != second.table_id
         assert first.address == f"127.0.0.1:{port}"
     finally:

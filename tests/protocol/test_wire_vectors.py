@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import json
 
 import msgpack
@@ -157,5 +158,36 @@ def test_hello_frames_independently() -> None:
         "ok",
         "created",
         "claimed",
-        "error",
+        *["error"] * 7,
     ]
+
+
+def test_create_proof_independently() -> None:
+    """The create hello's signature and password proof, from wire.md §5.0's formulas."""
+    vector = load("wire_hello.json")["create_proof"]  # type: ignore[index]
+    host = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(vector["host_seed"]))
+    key = host.public_key().public_bytes_raw()
+    nonce = bytes.fromhex(vector["nonce"])
+    signed = b"tarot-p2p/relay-create/v1\x00" + vector["time"].to_bytes(8, "big") + nonce + key
+    assert signed.hex() == vector["signed"]
+    host.public_key().verify(bytes.fromhex(vector["signature"]), signed)
+    password_key = hashlib.sha256(
+        b"tarot-p2p/relay-password/v1\x00" + vector["password"].encode()
+    ).digest()
+    assert password_key.hex() == vector["password_key"]
+    proof = hmac.new(password_key, signed, hashlib.sha256).hexdigest()
+    assert proof == vector["proof"]
+    (create,) = [
+        c
+        for c in load("wire_hello.json")["cases"]  # type: ignore[attr-defined]
+        if c["label"] == "create hello"
+    ]
+    fields = msgpack.unpackb(bytes.fromhex(create["frame"]))
+    assert fields == {
+        "k": "create",
+        "n": vector["time"],
+        "r": nonce,
+        "h": key,
+        "g": bytes.fromhex(vector["signature"]),
+        "w": bytes.fromhex(proof),
+    }

@@ -18,6 +18,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+from tarot_p2p.net.access import PASSWORD_TAG, SIGNED_TAG, create_hello
 from tarot_p2p.net.handshake import Initiator, Responder, prologue
 from tarot_p2p.net.hello import (
     Answer,
@@ -302,11 +303,36 @@ def joincode_vectors() -> dict[str, object]:
     }
 
 
+CREATE_TIME = 1_767_225_600
+"""2026-01-01T00:00:00Z, the create hello's clock in the vectors."""
+CREATE_PASSWORD = "three little words"
+
+
+def create_vector() -> tuple[CreateHello, dict[str, object]]:
+    """The create hello of the host ``host`` for a relay whose password is
+    ``CREATE_PASSWORD``, and every intermediate value of its proof (``wire.md`` §5.0)."""
+    host = identity("host")
+    nonce = hashlib.sha256(b"create nonce").digest()[:16]
+    hello = create_hello(host, CREATE_PASSWORD, when=CREATE_TIME, nonce=nonce)
+    signed = SIGNED_TAG + CREATE_TIME.to_bytes(8, "big") + nonce + hello.host
+    return hello, {
+        "host_seed": seed("host").hex(),
+        "password": CREATE_PASSWORD,
+        "time": CREATE_TIME,
+        "nonce": nonce.hex(),
+        "signed": signed.hex(),
+        "password_key": hashlib.sha256(PASSWORD_TAG + CREATE_PASSWORD.encode()).hexdigest(),
+        "signature": hello.signature.hex(),
+        "proof": hello.proof.hex(),
+    }
+
+
 def hello_vectors() -> dict[str, object]:
     relay = identity("relay")
+    create, proof = create_vector()
     frames: list[tuple[str, Hello | Answer]] = [
         ("table hello", TableHello(TABLE_ID)),
-        ("create hello", CreateHello()),
+        ("create hello", create),
         ("claim hello, any channel", ClaimHello(0)),
         ("claim hello, channel 7 if free", ClaimHello(7)),
         ("open hello", OpenHello(7)),
@@ -322,10 +348,18 @@ def hello_vectors() -> dict[str, object]:
         ),
         ("claimed", Claimed(7)),
         ("error", Refused("no-table")),
+        ("error, too many from one address", Refused("too-many")),
+        ("error, password", Refused("password")),
+        ("error, host not allowed", Refused("not-allowed")),
+        ("error, clock", Refused("clock")),
+        ("error, too many wrong codes", Refused("tries")),
+        ("error, claim without a table", Refused("no-host")),
     ]
     return {
         "description": "Hello frames and their answers (protocol/wire.md §5.0): each as data "
-        "and as the frame's bytes (fixed-form msgpack, without the 4-byte length).",
+        "and as the frame's bytes (fixed-form msgpack, without the 4-byte length); the "
+        "create hello's proof for the password of create_proof, step by step.",
+        "create_proof": proof,
         "cases": [
             {
                 "label": label,

@@ -346,6 +346,8 @@ def _misere_transfers(
     config: TableConfig, outcome: HandOutcome, offending: Side | None
 ) -> tuple[int, ...]:
     """10 to each announcer from every other active player; an offender's own misère is void."""
+    if not outcome.miseres:
+        return (0,) * config.players  # the common case, at the end of every playout
     active = [s for s in range(config.players) if s != outcome.dead]
     transfers = [0] * config.players
     for seat in outcome.miseres:

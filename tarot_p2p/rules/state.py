@@ -242,6 +242,24 @@ def _listed(mask: CardSet, chunks: _Chunks, out: list[Action]) -> list[Action]:
     return out
 
 
+_PLAYS_OF_MASK: Final[dict[CardSet, tuple[Action, ...]]] = {}
+"""Recently listed legal cards, by their mask: after a few hundred hands about half the
+masks recur (following a suit leaves few cards to choose from), and a hit costs one
+look-up instead of the six chunks. Bounded by :data:`_PLAYS_REMEMBERED`."""
+
+_PLAYS_REMEMBERED: Final = 1 << 15
+"""At most this many masks are remembered (a few megabytes); when full, the memory is
+cleared and fills again."""
+
+
+def _remember_plays(mask: CardSet) -> tuple[Action, ...]:
+    """The plays of ``mask``, listed by chunk and remembered."""
+    if len(_PLAYS_OF_MASK) >= _PLAYS_REMEMBERED:
+        _PLAYS_OF_MASK.clear()
+    plays = _PLAYS_OF_MASK[mask] = tuple(_listed(mask, _PLAY_CHUNKS, []))
+    return plays
+
+
 class IllegalAction(ValueError):
     """An action this position does not allow; ``rule`` names the rule broken."""
 
@@ -517,9 +535,12 @@ class State:
             raise IncompleteInformation("a pile card turned up must be revealed first")
         if phase is _PLAYING and not self.hidden[seat]:
             mask = self._legal_mask()
+            plays = _PLAYS_OF_MASK.get(mask)
+            if plays is None:
+                plays = _remember_plays(mask)
             if not self.played_by[seat] and self.taker is not None:
-                return _listed(mask, _PLAY_CHUNKS, self._announcements(seat))
-            return _listed(mask, _PLAY_CHUNKS, [])
+                return [*self._announcements(seat), *plays]
+            return list(plays)
         if phase is Phase.DONE:
             return []
         if self.hidden[seat] and phase is not Phase.BIDDING and phase is not Phase.GO:
@@ -995,9 +1016,9 @@ class State:
         attack_points = half_points_of(attack) + adjust[0]
         last = self.tricks[-1]
         petit_au_bout: Side | None = None
-        if (1 << PETIT) & _trick_mask(last):
+        if PETIT in last.cards:
             petit_au_bout = self._side(last.winner)
-        elif excuse_closed and (1 << PETIT) & _trick_mask(self.tricks[-2]):
+        elif excuse_closed and PETIT in self.tricks[-2].cards:
             petit_au_bout = self._side(self.tricks[-2].winner)
         petit_chelem: Side | None = None
         if self.config.petit_chelem and chelem is None:
@@ -1048,8 +1069,12 @@ class State:
         last = self.tricks[-1]
         excuse_closed = last.cards[0] == EXCUSE and last.winner == last.leader
         chelem = None if misere_deal or len(set(winners)) != 1 else Side(winners[0])
+        # Each party's cards gathered first, then made a mask in one C-level sum.
+        taken: list[list[int]] = [[] for _ in range(n)]
         for t, w in zip(self.tricks, winners, strict=True):
-            piles[w] |= _trick_mask(t) & ~EXCUSE_MASK
+            taken[w] += t.cards
+        for w, cards in enumerate(taken):
+            piles[w] = sum(map(BIT.__getitem__, cards)) & ~EXCUSE_MASK
         if self._excuse_seat >= 0:
             owner = party[self._excuse_seat]
             excuse_trick = next(i for i, t in enumerate(self.tricks) if EXCUSE in t.cards)
@@ -1164,10 +1189,6 @@ class State:
             played=self.played,
             void=self.void,
         )
-
-
-def _trick_mask(t: Trick) -> CardSet:
-    return sum(map(BIT.__getitem__, t.cards))
 
 
 def _lowest(mask: CardSet, k: int) -> CardSet:

@@ -232,12 +232,12 @@ def _listed(mask: CardSet, chunks: _Chunks, out: list[Action]) -> list[Action]:
     each chunk's bit pattern maps to the tuple of its actions, built once (at most 2**14
     patterns a suit). Six fixed turns measured faster than jumping to the chunks that hold
     a card, even when following suit leaves a single one."""
-    for shift, width, cache, actions in chunks:
+    for shift, width, known, actions in chunks:
         part = mask >> shift & width
         if part:
-            listed = cache.get(part)
+            listed = known.get(part)
             if listed is None:
-                listed = cache[part] = tuple(actions[c] for c in cards_of(part))
+                listed = known[part] = tuple(actions[c] for c in cards_of(part))
             out += listed
     return out
 

@@ -1,7 +1,8 @@
 """The engine's fast paths against straightforward recomputations.
 
-The hot path (the deal, the listing of legal cards and discards, and the count of half-points) uses look-up tables and C-level gathers for speed; each is
-compared here, on random hands at every table size, with the plain loop it replaces.
+The hot path (the deal, the listing of legal cards and discards, the count of half-points)
+uses look-up tables and C-level gathers for speed; each is compared here, on random hands
+at every table size, with the plain loop it replaces.
 """
 
 from __future__ import annotations
@@ -81,9 +82,7 @@ def reference_discards(state: State) -> list[int]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    st.integers(0, len(CONFIGS) - 1), st.integers(0, 4), st.randoms(use_true_random=False)
-)
+@given(st.integers(0, len(CONFIGS) - 1), st.integers(0, 4), st.randoms(use_true_random=False))
 def test_the_deal_matches_the_pattern_read_card_by_card(
     index: int, dealer: int, rnd: random.Random
 ) -> None:
@@ -121,4 +120,3 @@ def test_listed_cards_and_discards_match_the_rules_card_by_card(
 @given(st.integers(0, (1 << DECK_SIZE) - 1))
 def test_half_points_match_the_sum_over_the_cards(mask: int) -> None:
     assert half_points_of(mask) == sum(HALF_POINTS[c] for c in range(DECK_SIZE) if mask >> c & 1)
-

@@ -841,9 +841,9 @@ class State:
             legal = self._legal_cache
             if legal < 0:
                 legal = self._legal_mask()
-            if not (legal >> card) & 1:
+            if not legal & bit:
                 raise self._play_error(seat, card)
-            if self.tops[seat] & bit:
+            if self._pile_game and self.tops[seat] & bit:
                 self._turn_up(seat, card)
             else:
                 self.hands[seat] ^= bit
@@ -876,20 +876,22 @@ class State:
             self.current = self.next_seat[seat]
             return
         winner = self._win_seat
-        if len(self.tricks) == self.game.tricks - 1 and self._excuse_closes_chelem(trick):
+        tricks = self.tricks
+        last = len(tricks) + 1 == self.game.tricks
+        if last and trick[0] == EXCUSE and self._excuse_closes_chelem():
             winner = self._trick_leader
-        self.tricks.append(Trick(self._trick_leader, tuple(trick), winner))
+        tricks.append(Trick(self._trick_leader, tuple(trick), winner))
         self._trick = []
         self._lead_suit = self._high_trump = self._win_card = self._win_seat = -1
         self._trick_leader = self.current = winner
-        if len(self.tricks) == self.game.tricks:
+        if last:
             self.phase = _DONE
 
-    def _excuse_closes_chelem(self, last: list[int]) -> bool:
-        """The Excuse led to the last trick by a side that took every other trick wins it
+    def _excuse_closes_chelem(self) -> bool:
+        """The Excuse, led to the last trick, wins it when its side took every other trick
         (FFT: in a chelem the Excuse wins the last trick); there are no sides in a misère
         deal."""
-        if last[0] != EXCUSE or self.taker is None:
+        if self.taker is None:
             return False
         side = self._side(self._trick_leader)
         return all(self._side(t.winner) is side for t in self.tricks)

@@ -138,6 +138,7 @@ from tarot_p2p.rules.cards import (
     RANK_OF,
     SUIT_MASK,
     SUIT_OF,
+    SUITS,
     TRUMP_MASK,
     TRUMP_SUIT,
     CardSet,
@@ -206,6 +207,17 @@ ABOVE: Final[tuple[CardSet, ...]] = tuple(
 """For a trump, the trumps above it."""
 
 _TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
+
+_POWER: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(
+        100 + c if SUIT_OF[c] == TRUMP_SUIT else (c + 1 if SUIT_OF[c] == led else 0)
+        for c in range(DECK_SIZE)
+    )
+    for led in (*SUITS, TRUMP_SUIT)
+)
+"""By the suit led, how strongly each card takes the trick: any trump above the suit led,
+a higher number above a lower one, 0 for a card that cannot win (another suit, the
+Excuse). Following a trick is then one look-up and one comparison per card."""
 
 _Chunks = tuple[tuple[int, int, dict[int, tuple[Action, ...]], tuple[Action, ...]], ...]
 
@@ -376,7 +388,6 @@ class State:
     __slots__ = (
         "_bids",
         "_excuse_seat",
-        "_high_trump",
         "_history",
         "_lead_suit",
         "_legal_cache",
@@ -389,6 +400,7 @@ class State:
         "_trick",
         "_trick_leader",
         "_win_card",
+        "_win_power",
         "_win_seat",
         "called",
         "chelem_announced",
@@ -472,9 +484,9 @@ class State:
         self._trick: list[int] = []
         self._trick_leader = self._order[0]
         self._lead_suit = -1
-        self._high_trump = -1
         self._win_seat = -1
         self._win_card = -1
+        self._win_power = 0
         self._excuse_seat = -1
         self._players = game.players
         self._pile_game = game.piles
@@ -567,7 +579,8 @@ class State:
     def _legal_mask(self) -> CardSet:
         if self._legal_cache >= 0:
             return self._legal_cache
-        h = self.hands[self.current] | self.tops[self.current]
+        seat = self.current
+        h = self.hands[seat] | self.tops[seat] if self._pile_game else self.hands[seat]
         suit = self._lead_suit
         if suit < 0:
             mask = h
@@ -580,8 +593,8 @@ class State:
                     return mask
             trumps = h & TRUMP_MASK
             if trumps:
-                high = self._high_trump
-                over = trumps & ABOVE[high] if high >= 0 else trumps
+                # A trump in the trick is the winning card (ABOVE is 0 for a suit card).
+                over = trumps & ABOVE[self._win_card]
                 mask = (over or trumps) | (h & EXCUSE_MASK)
             else:
                 mask = h
@@ -859,19 +872,12 @@ class State:
         if card == EXCUSE:
             self._excuse_seat = seat
         else:
-            win = self._win_card
-            suit = SUIT_OF[card]
-            if win < 0:
-                self._lead_suit = suit
-                self._win_card, self._win_seat = card, seat
-                if suit == TRUMP_SUIT:
-                    self._high_trump = card
-            elif suit == TRUMP_SUIT:
-                if card > win or SUIT_OF[win] != TRUMP_SUIT:
-                    self._win_card, self._win_seat = card, seat
-                    self._high_trump = card
-            elif suit == SUIT_OF[win] and card > win:
-                self._win_card, self._win_seat = card, seat
+            suit = self._lead_suit
+            if suit < 0:
+                suit = self._lead_suit = SUIT_OF[card]
+            power = _POWER[suit][card]
+            if power > self._win_power:
+                self._win_power, self._win_card, self._win_seat = power, card, seat
         if len(trick) < self._players:
             self.current = self.next_seat[seat]
             return
@@ -882,7 +888,8 @@ class State:
             winner = self._trick_leader
         tricks.append(Trick(self._trick_leader, tuple(trick), winner))
         self._trick = []
-        self._lead_suit = self._high_trump = self._win_card = self._win_seat = -1
+        self._lead_suit = self._win_card = self._win_seat = -1
+        self._win_power = 0
         self._trick_leader = self.current = winner
         if last:
             self.phase = _DONE

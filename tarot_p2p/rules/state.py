@@ -243,7 +243,9 @@ def _listed(mask: CardSet, chunks: _Chunks, out: list[Action]) -> list[Action]:
     every playout of the strong bot). Walking the bits costs a loop turn per card; instead
     each chunk's bit pattern maps to the tuple of its actions, built once (at most 2**14
     patterns a suit). Six fixed turns measured faster than jumping to the chunks that hold
-    a card, even when following suit leaves a single one."""
+    a card, even when following suit leaves a single one; and faster overall than also
+    remembering whole masks (a cache of tens of thousands of them cost more in memory
+    traffic than it saved in the interpreter)."""
     for shift, width, known, actions in chunks:
         part = mask >> shift & width
         if part:
@@ -252,24 +254,6 @@ def _listed(mask: CardSet, chunks: _Chunks, out: list[Action]) -> list[Action]:
                 listed = known[part] = tuple(actions[c] for c in cards_of(part))
             out += listed
     return out
-
-
-_PLAYS_OF_MASK: Final[dict[CardSet, tuple[Action, ...]]] = {}
-"""Recently listed legal cards, by their mask: after a few hundred hands about half the
-masks recur (following a suit leaves few cards to choose from), and a hit costs one
-look-up instead of the six chunks. Bounded by :data:`_PLAYS_REMEMBERED`."""
-
-_PLAYS_REMEMBERED: Final = 1 << 15
-"""At most this many masks are remembered (a few megabytes); when full, the memory is
-cleared and fills again."""
-
-
-def _remember_plays(mask: CardSet) -> tuple[Action, ...]:
-    """The plays of ``mask``, listed by chunk and remembered."""
-    if len(_PLAYS_OF_MASK) >= _PLAYS_REMEMBERED:
-        _PLAYS_OF_MASK.clear()
-    plays = _PLAYS_OF_MASK[mask] = tuple(_listed(mask, _PLAY_CHUNKS, []))
-    return plays
 
 
 class IllegalAction(ValueError):
@@ -547,12 +531,9 @@ class State:
             raise IncompleteInformation("a pile card turned up must be revealed first")
         if phase is _PLAYING and not self.hidden[seat]:
             mask = self._legal_mask()
-            plays = _PLAYS_OF_MASK.get(mask)
-            if plays is None:
-                plays = _remember_plays(mask)
             if not self.played_by[seat] and self.taker is not None:
-                return [*self._announcements(seat), *plays]
-            return list(plays)
+                return _listed(mask, _PLAY_CHUNKS, self._announcements(seat))
+            return _listed(mask, _PLAY_CHUNKS, [])
         if phase is Phase.DONE:
             return []
         if self.hidden[seat] and phase is not Phase.BIDDING and phase is not Phase.GO:

@@ -381,6 +381,7 @@ class State:
         "_players",
         "_poignees",
         "_speaker",
+        "_top_bid",
         "_trick",
         "_trick_leader",
         "_win_card",
@@ -456,6 +457,9 @@ class State:
         self._speaker = 0
         self.current = self._order[0]
         self._bids: list[tuple[int, int]] = []
+        # The highest contract bid so far (0: only passes), kept rather than recomputed
+        # from the bids at every turn to speak.
+        self._top_bid = 0
         self.contract: Contract | None = None
         self.taker: int | None = None
         self.called: int | None = None
@@ -541,8 +545,7 @@ class State:
         if phase is Phase.BIDDING:
             if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
                 return [PETIT_SEC]
-            top = max((c for _, c in self._bids), default=0)
-            return [BIDS[0], *BIDS[top + 1 :]]
+            return [BIDS[0], *BIDS[self._top_bid + 1 :]]
         if phase is Phase.CALL:
             return [CallCard(c) for c in cards_of(_callable(self.hands[seat]))]
         if phase is Phase.DISCARD:
@@ -642,10 +645,12 @@ class State:
             raise IllegalAction("bid", f"no contract {contract!r}")
         if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
             raise IllegalAction("petit-sec", "a player holding the petit sec must announce it")
-        top = max((c for _, c in self._bids), default=0)
+        top = self._top_bid
         if contract and contract <= top:
             raise IllegalAction("bid-order", "a bid must be higher than the bids before it")
         self._bids.append((seat, contract))
+        if contract:
+            self._top_bid = contract
         self._speaker += 1
         if self._speaker < len(self._order):
             self.current = self._order[self._speaker]

@@ -92,6 +92,10 @@ EXCUSE_MASK: Final[CardSet] = 1 << EXCUSE
 OUDLER_MASK: Final[CardSet] = (1 << PETIT) | (1 << TWENTY_ONE) | (1 << EXCUSE)
 KING_MASK: Final[CardSet] = sum(1 << suit_card(s, KING) for s in SUITS)
 
+BIT: Final[tuple[CardSet, ...]] = tuple(1 << c for c in range(DECK_SIZE))
+"""The bit of each card: ``sum(map(BIT.__getitem__, cards))`` is the mask of distinct
+cards, computed without a Python-level loop (deals and tricks, on the hot path)."""
+
 assert sum(HALF_POINTS) == TOTAL_HALF_POINTS
 
 
@@ -120,8 +124,27 @@ def count(mask: CardSet) -> int:
     return mask.bit_count()
 
 
+def _rank_mask(rank: int) -> CardSet:
+    return sum(1 << suit_card(s, rank) for s in SUITS)
+
+
+_HALF_POINT_TIERS: Final[tuple[tuple[int, CardSet], ...]] = (
+    (8, KING_MASK | OUDLER_MASK),
+    (6, _rank_mask(QUEEN)),
+    (4, _rank_mask(KNIGHT)),
+    (2, _rank_mask(JACK)),
+)
+"""Half-points above 1 of each kind of card (king or oudler 9, queen 7, knight 5, jack 3)."""
+
+
 def half_points_of(mask: CardSet) -> int:
-    return sum(HALF_POINTS[c] for c in cards_of(mask))
+    """The half-points of the cards of ``mask``: 1 a card plus its tier's extra, counted
+    with a few ``bit_count`` calls instead of a loop over the cards (a hand is counted at
+    the end of every playout)."""
+    total = mask.bit_count()
+    for extra, tier in _HALF_POINT_TIERS:
+        total += extra * (mask & tier).bit_count()
+    return total
 
 
 _SUIT_LETTERS: Final = "SHDC"

@@ -26,11 +26,13 @@ card ``i`` (``0 <= i < C``) is put right after packet number ``((i + 1) * P) // 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import itemgetter
 from typing import Final
 
-from tarot_p2p.rules.cards import DECK_SIZE, FULL_DECK, CardSet, card_name, count
+from tarot_p2p.rules.cards import BIT, DECK_SIZE, FULL_DECK, CardSet, card_name, count
 from tarot_p2p.rules.config import FivePlayerMode, TableConfig
 
 CHIEN: Final = -1
@@ -133,29 +135,48 @@ class Deal:
     piles: Piles = ()
 
 
-def deal_cards(config: TableConfig, dealer: int, deck_order: tuple[int, ...] | list[int]) -> Deal:
+@cache
+def _gathers(
+    players: int, dead_hand: bool, dealer: int
+) -> tuple[tuple[itemgetter[Sequence[int]] | None, ...], itemgetter[Sequence[int]]]:
+    """Per seat, a getter of the deck positions dealt to its hand (``None`` for a seat
+    dealt nothing), and one of the chien's positions: the layout read once per dealer, so
+    that a deal is a few C-level gathers instead of a loop over the 78 positions (the deal
+    is part of every hand the strong bot plays out)."""
+    pattern, piles = _layout(players, dead_hand, dealer)
+    hand = [
+        [i for i, (d, pos) in enumerate(zip(pattern, piles, strict=True)) if d == s and pos is None]
+        for s in range(players)
+    ]
+    chien = [i for i, d in enumerate(pattern) if d == CHIEN]
+    return tuple(itemgetter(*h) if h else None for h in hand), itemgetter(*chien)
+
+
+_CARDS: Final = frozenset(range(DECK_SIZE))
+
+
+def deal_cards(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> Deal:
     """Map ``deck_order`` (the 78 cards, top of the deck first) to hands and chien."""
     if (
         len(deck_order) != DECK_SIZE
-        or not all(type(c) is int for c in deck_order)
-        or sorted(deck_order) != list(range(DECK_SIZE))
+        or set(map(type, deck_order)) != {int}
+        or frozenset(deck_order) != _CARDS
     ):
         raise ValueError("deck order must hold each of the 78 cards exactly once")
-    pattern = deal_pattern(config, dealer)
-    positions = pile_positions(config, dealer)
-    hands = [0] * config.seats
-    piles = [[[0] * PACKET for _ in range(PILES)] for _ in range(config.seats)]
-    chien = 0
-    for card, dest, pos in zip(deck_order, pattern, positions, strict=True):
-        if dest == CHIEN:
-            chien |= 1 << card
-        elif pos is not None:
-            piles[dest][pos[0]][pos[1]] = card
-        else:
-            hands[dest] |= 1 << card
+    check_seat(config, dealer)
+    dead = config.players == 5 and config.active_players == 4
+    gathers, chien = _gathers(config.players, dead, dealer)
+    bit = BIT.__getitem__
+    hands = tuple(0 if g is None else sum(map(bit, g(deck_order))) for g in gathers)
     if config.players != 2:
-        return Deal(tuple(hands), chien)
-    return Deal(tuple(hands), chien, tuple(tuple(tuple(p) for p in ps) for ps in piles))
+        return Deal(hands, sum(map(bit, chien(deck_order))))
+    piles = [[[0] * PACKET for _ in range(PILES)] for _ in range(config.seats)]
+    for card, dest, pos in zip(deck_order, *_layout(2, False, dealer), strict=True):
+        if pos is not None:
+            piles[dest][pos[0]][pos[1]] = card
+    return Deal(
+        hands, sum(map(bit, chien(deck_order))), tuple(tuple(tuple(p) for p in ps) for ps in piles)
+    )
 
 
 def check_deal(

@@ -190,12 +190,22 @@ class HandScore:
 
 
 def score_hand(config: TableConfig, outcome: HandOutcome) -> tuple[int, ...]:
-    """One score per seat (``config.players`` entries) for a played hand; sums to zero."""
-    return explain_hand(config, outcome).scores
+    """One score per seat (``config.players`` entries) for a played hand; sums to zero.
+
+    The steps are computed but not kept in a :class:`HandScore`: this is the end of every
+    playout of the strong bot, where nobody reads them."""
+    return _steps(config, outcome)[-1]
 
 
 def explain_hand(config: TableConfig, outcome: HandOutcome) -> HandScore:
     """The score of a hand with every step of its computation (see the module docstring)."""
+    return HandScore(*_steps(config, outcome))
+
+
+def _steps(
+    config: TableConfig, outcome: HandOutcome
+) -> tuple[int, int, bool, bool, int, int, int, int, int, tuple[int, ...], tuple[int, ...]]:
+    """The fields of the hand's :class:`HandScore`, in order."""
     _check_against_table(config, outcome)
     mult = MULTIPLIER[outcome.contract]
     need = threshold(outcome.attack_oudlers)
@@ -240,18 +250,18 @@ def explain_hand(config: TableConfig, outcome: HandOutcome) -> HandScore:
     miseres = _misere_transfers(config, outcome, offending)
     scores = tuple(share * hand_score + m for share, m in zip(shares, miseres, strict=True))
     assert sum(scores) == 0
-    return HandScore(
-        threshold=need,
-        difference=difference,
-        made=made,
-        attack_wins=attack_wins,
-        base=base,
-        petit_au_bout=petit,
-        poignees=poignees,
-        chelem=chelem,
-        hand_score=hand_score,
-        miseres=miseres,
-        scores=scores,
+    return (
+        need,
+        difference,
+        made,
+        attack_wins,
+        base,
+        petit,
+        poignees,
+        chelem,
+        hand_score,
+        miseres,
+        scores,
     )
 
 
@@ -328,24 +338,23 @@ def _check_against_table(config: TableConfig, outcome: HandOutcome) -> None:
 
 def _shares(config: TableConfig, outcome: HandOutcome) -> tuple[int, ...]:
     """How many times each seat takes the hand score (defenders -1, the dead hand 0)."""
-    active = [s for s in range(config.players) if s != outcome.dead]
-    shares = dict.fromkeys(range(config.players), 0)
-    for s in active:
-        shares[s] = -1
+    shares = [0 if s == outcome.dead else -1 for s in range(config.players)]
     if config.players == 2:
         shares[outcome.taker] = 1  # the two-player variant is counted once
     elif outcome.partner is not None:
         shares[outcome.taker] = 2
         shares[outcome.partner] = 1
     else:
-        shares[outcome.taker] = len(active) - 1
-    return tuple(shares[s] for s in range(config.players))
+        shares[outcome.taker] = config.active_players - 1
+    return tuple(shares)
 
 
 def _misere_transfers(
     config: TableConfig, outcome: HandOutcome, offending: Side | None
 ) -> tuple[int, ...]:
     """10 to each announcer from every other active player; an offender's own misère is void."""
+    if not outcome.miseres:
+        return (0,) * config.players  # the common case, at the end of every playout
     active = [s for s in range(config.players) if s != outcome.dead]
     transfers = [0] * config.players
     for seat in outcome.miseres:

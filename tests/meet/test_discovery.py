@@ -248,7 +248,7 @@ def test_tables_called_alike_are_marked_in_the_list(
 
     monkeypatch.setattr(lan, "browse", found)
     answers = iter(["1", "7-guitar-orbit"])
-    assert choose_table(lambda _: next(answers), 0.1) is not None
+    assert choose_table(lambda table, code: None, lambda _: next(answers), 0.1) is not None
     out = capsys.readouterr().out.splitlines()
     same = "two tables are called Alice's table: ask Alice which address is the real one"
     for table in (FRIEND, SPOOFS[0]):

@@ -59,7 +59,7 @@ def test_the_browser_opens_once_the_code_is_accepted_and_never_on_a_wrong_one(
         )  # fmt: skip
         assert wrong.returncode != 0
         assert "this code is wrong" in wrong.stderr
-        assert "your table: http://127.0.0.1:" in wrong.stdout  # the page was served...
+        assert "your table: " in wrong.stdout  # the page was served...
         assert not opened.exists()  # ...and no browser opened on it
         with open(tmp_path / "right.log", "wb") as log:
             right = subprocess.Popen(

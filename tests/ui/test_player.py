@@ -36,9 +36,12 @@ def test_the_page_by_default_in_the_systems_language(tmp_path: Path) -> None:
     main = test_the_page_by_default_in_the_systems_language
     wrapped = with_page(policy, main, args(), Profile(tmp_path), None)  # type: ignore[arg-type]
     assert isinstance(wrapped, functools.partial) and wrapped.func is play_in_browser
-    assert wrapped.keywords == {"open_page": True}
+    assert wrapped.keywords == {"open_page": True, "when_admitted": False}
     no_open = with_page(policy, main, args("--no-open"), Profile(tmp_path), None)  # type: ignore[arg-type]
-    assert isinstance(no_open, functools.partial) and no_open.keywords == {"open_page": False}
+    assert isinstance(no_open, functools.partial) and no_open.keywords == {
+        "open_page": False,
+        "when_admitted": False,
+    }
 
 
 def test_the_terminal_when_asked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

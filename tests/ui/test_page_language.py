@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Game, default_bot
+from .conftest import Game, default_bot, enter
 
 
 @pytest.mark.parametrize(("given", "shown"), [(None, "fr"), ("en", "en")])
@@ -18,7 +18,7 @@ def test_the_page_follows_the_browser_unless_a_language_is_given(
     context = chromium.new_context(locale="fr-FR")  # the browser French
     try:
         page = context.new_page()
-        page.goto(game.url)
+        enter(page, game.url)
         page.wait_for_function("() => document.title !== ''")
         page.wait_for_function(f"() => document.documentElement.lang === '{shown}'")
         page.wait_for_timeout(500)  # (a language switch would reconnect by now)

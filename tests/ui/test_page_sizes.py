@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import FAILED, Game
+from .conftest import FAILED, Game, enter
 from .page_geometry import TARGET, document_width, grey_over_playable, inside, shown, viewport
 from .test_page import STEP_MS, PassingBot
 
@@ -50,7 +50,7 @@ def screens(chromium: Any, request: pytest.FixtureRequest, tmp_path: Path) -> It
         }
         made.append((game, pages))
         for page in pages.values():
-            page.goto(game.url)
+            enter(page, game.url)  # one after the other: each takes the entry's new key
         return game, pages
 
     yield make

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 from tarot_p2p.bots import club
-from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.cards import (
     KING_MASK,
     SUIT_MASK,
@@ -14,7 +13,7 @@ from tarot_p2p.rules.cards import (
     parse_card,
 )
 from tarot_p2p.rules.config import TableConfig
-from tarot_p2p.rules.state import Observation, Phase, new_hand
+from tarot_p2p.rules.state import Observation, Phase
 
 from .helpers import cards, play_positions
 
@@ -90,16 +89,17 @@ def test_the_ecart_discards_trumps_only_when_it_must() -> None:
     assert all(TRUMP_MASK >> c & 1 for c in plan[1:])
 
 
-def test_bids_follow_the_evaluation() -> None:
-    strong = cards("T21 EX T1 T20 T19 T18 T17 T16 T15 T14 T13 KS KH KD KC QS QH T12")
-    weak = cards("1S 2S 3S 4S 5S 6S 7S 8S 1H 2H 3H 4H 5H 6H 7H 1D 2D T2")
-    assert club.evaluate(strong, 4) > club.evaluate(weak, 4)
-    assert club.bid_for(strong, 4) >= 3 and club.bid_for(weak, 4) == 0
-    state = new_hand(TableConfig(), 3, list(range(78)))
-    obs = state.observation(0)
-    legal = state.legal_actions()
-    assert club.choose(dataclasses.replace(obs, hand=weak), legal) == Bid(0)
-    assert club.choose(dataclasses.replace(obs, hand=strong), legal) != Bid(0)
+def test_no_face_card_goes_under_a_foes_trump_when_a_low_card_may() -> None:
+    # The taker (seat 3) trumps the hearts; seat 0, void, may throw QD, 3D or a club.
+    obs = _trick_position("QD 3D 4C", taker=3, leader=2, trick="2H T5")
+    legal = [parse_card(n) for n in ("QD", "3D", "4C")]
+    assert club.thrown_away(obs, legal) == [parse_card("QD")]
+    assert club.play_card(obs, legal) != parse_card("QD")
+    # Without a low diamond the queen is no gift compared with another card of its suit.
+    assert club.thrown_away(obs, [parse_card("QD"), parse_card("4C")]) == []
+    # A fellow defender's trump wins: points may go to it.
+    obs = _trick_position("QD 3D 4C", taker=1, leader=2, trick="2H T5")
+    assert club.thrown_away(obs, legal) == []
 
 
 def test_the_taker_calls_a_king_he_does_not_hold_in_his_long_suit() -> None:

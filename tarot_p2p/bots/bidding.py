@@ -166,15 +166,20 @@ def announces_chelem(hand: CardSet, players: int) -> bool:
 def contract(hand: CardSet, players: int, bids: Sequence[tuple[int, int]]) -> int:
     """The highest contract (0 pass .. 4 garde contre) the seat holding ``hand`` wants,
     having heard ``bids`` ((seat, contract or 0), in speaking order) before its turn."""
-    t = THRESHOLDS.get(players, THRESHOLDS[4])
-    value = evaluate(hand, players)
-    if value >= t.garde_contre:
+    thresholds = THRESHOLDS.get(players, THRESHOLDS[4])
+    return contract_for(evaluate(hand, players), thresholds, bids)
+
+
+def contract_for(count: int, t: Thresholds, bids: Sequence[tuple[int, int]]) -> int:
+    """:func:`contract` for a hand of this ``count`` under the thresholds ``t`` (the
+    calibration tries others)."""
+    if count >= t.garde_contre:
         return 4
-    if value >= t.garde_sans:
+    if count >= t.garde_sans:
         return 3
-    if value >= t.garde:
+    if count >= t.garde:
         return 2
     place = min(len(bids), len(t.prise) - 1)
-    if all(c == 0 for _, c in bids) and value >= t.prise[place]:
+    if all(c == 0 for _, c in bids) and count >= t.prise[place]:
         return 1
     return 0

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
-from tarot_p2p.bots import Bot, Level
+from tarot_p2p.bots import Bot, Level, bidding, club
 from tarot_p2p.bots.strong import distinct_plays
 from tarot_p2p.rules.actions import BIDS, Bid, Discard, Go, Play
 from tarot_p2p.rules.cards import FULL_DECK, HALF_POINTS, card_name, mask_of, parse_card
 from tarot_p2p.rules.config import TableConfig
-from tarot_p2p.rules.state import State, from_hands, new_hand
+from tarot_p2p.rules.state import IllegalAction, State, from_hands, new_hand
 
 from .helpers import cards, play_positions
 
@@ -90,3 +91,28 @@ def test_no_honour_goes_under_an_opponents_winning_trump() -> None:
         bot = Bot(TableConfig(), Level.STRONG, seed=seed, think=None, rollouts=80)
         action = bot.choose(obs, legal)
         assert isinstance(action, Play) and HALF_POINTS[action.card] == 1, card_name(action.card)
+
+
+def test_a_hand_club_takes_is_never_passed() -> None:
+    """Marginal hands that club takes (the last to speak, after three passes, with a count
+    below zero): the search may raise the bid, never drop it to a pass, whatever its
+    sample says — so a table of strong bots redeals no more than one of club bots."""
+    config = TableConfig()
+    rng = random.Random(8)
+    checked = 0
+    while checked < 6:
+        deck = list(range(78))
+        rng.shuffle(deck)
+        state = new_hand(config, 0, deck)
+        try:
+            for _ in range(3):
+                state.apply_action(Bid(0))
+        except IllegalAction:
+            continue  # a petit sec
+        seat = state.current_player()
+        obs, legal = state.observation(seat), state.legal_actions()
+        if club.choose(obs, legal) != Bid(1) or bidding.evaluate(obs.hand, 4) >= 0:
+            continue
+        bot = Bot(config, Level.STRONG, seed=checked, think=None, rollouts=60)
+        assert bot.choose(obs, legal) != Bid(0)
+        checked += 1

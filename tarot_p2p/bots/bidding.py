@@ -17,12 +17,13 @@ The bid (:func:`contract`) compares the count with thresholds:
 * a garde, garde sans or garde contre needs the same count wherever the seat speaks;
 * a prise, while nobody has bid, needs less the later the seat speaks: the first to speak
   keeps a chance that someone else takes (and loses) in his place; the last, after
-  everyone passed, knows that the others' hands are weak and that passing only gives a
-  redeal, so he takes hands whose count is a little below zero.
+  everyone passed, knows that the other hands are weak — the count, an average over all
+  deals, undervalues his hand then — and that passing only gives a redeal, so he takes
+  hands whose count is below zero.
 
-The thresholds were chosen on simulated deals (the same tool) so that at three, four and
-five players fewer than about one deal in ten is passed by everyone, with the most points
-won in a duplicate match against the bidding this level used before.
+The thresholds were chosen on simulated deals (the same tool) for the most points won in
+a duplicate match against the bidding this level used before, among those that leave at
+most about one deal in nine passed by everyone at three, four and five players.
 """
 
 from __future__ import annotations
@@ -147,13 +148,15 @@ THRESHOLDS: dict[int, Thresholds] = {
         prise=(20, 10, 0, -10, -20), garde=20, garde_sans=70, garde_contre=100, chelem=270
     ),
 }
-"""Chosen as the module docstring says. At four players a garde contre never paid in the
-simulated deals (the defence's chien costs too much), so its threshold is out of reach."""
+"""Chosen as the module docstring says. At five the first to speak bids a garde or
+nothing (a prise there needs as much as a garde); at four a garde contre never paid
+in the simulated deals, so its threshold is out of reach."""
 
 
 def evaluate(hand: CardSet, players: int) -> int:
     """The count of ``hand`` at a table of ``players`` active players: about the score, in
-    points, that the hand's taker can expect from a prise (two players use the four's)."""
+    points, that the hand's taker can expect from a prise (two players, and four with a
+    dead hand at five seats, use the four's)."""
     w = WEIGHTS.get(players, WEIGHTS[4])
     return w.base + sum(p * f for p, f in zip(w.points, features(hand), strict=True))
 

@@ -58,6 +58,11 @@ from tarot_p2p.rules.state import IllegalAction, Observation, Phase, State, from
 
 _FAILED_DRAWS = 50
 """Worlds that may fail to be drawn in a row before the bot settles for ``club``'s move."""
+_MIN_BID_WORLDS = 10
+"""Worlds a bid needs before the search may leave ``club``'s: a whole hand's score varies
+by about 150 points, so with a handful of worlds (20 ms of thinking) a take or a garde
+that looks better is mostly noise, and strong bots took hands club passes and made fewer
+than half of their contracts at four players."""
 _CONSISTENT_DRAWS = 20
 """Deals drawn, for a bid, until the seats before this one would have bid what they did;
 after that many (a player who bids unlike ``club``), the last one is kept."""
@@ -80,7 +85,8 @@ def choose(
         # may raise a bid, lower a garde to a prise, or take a hand club would pass.
         low = max(base.contract - 1, min(base.contract, 1))
         bids = [a for a in legal if isinstance(a, Bid) and low <= a.contract <= base.contract + 1]
-        return _search(bids, base, _bid_trial(config, obs, rng), think, rollouts)
+        trial = _bid_trial(config, obs, rng)
+        return _search(bids, base, trial, think, rollouts, _MIN_BID_WORLDS)
     if isinstance(base, Play) and obs.phase is Phase.PLAY:
         cards = [a.card for a in legal if isinstance(a, Play)]
         thrown = club.thrown_away(obs, cards)
@@ -124,7 +130,10 @@ def _search(
     trial: Trial,
     think: float | None,
     rollouts: int | None,
+    min_worlds: int = 2,
 ) -> Action:
+    """``base`` unless a candidate did better in at least ``min_worlds`` worlds, on average
+    by more than one standard error of the paired differences."""
     if len(candidates) == 1:
         return candidates[0]
     start = time.perf_counter()
@@ -153,7 +162,7 @@ def _search(
     best, best_gain = base, 0.0
     for a, d in zip(candidates, diffs, strict=True):
         n = len(d)
-        if a == base or n < 2:
+        if a == base or n < min_worlds:
             continue
         mean = sum(d) / n
         var = sum((x - mean) ** 2 for x in d) / (n - 1)

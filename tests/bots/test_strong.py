@@ -10,7 +10,7 @@ from tarot_p2p.bots.strong import distinct_plays
 from tarot_p2p.rules.actions import BIDS, Bid, Discard, Go, Play
 from tarot_p2p.rules.cards import FULL_DECK, HALF_POINTS, card_name, mask_of, parse_card
 from tarot_p2p.rules.config import TableConfig
-from tarot_p2p.rules.state import IllegalAction, State, from_hands, new_hand
+from tarot_p2p.rules.state import IllegalAction, Phase, State, from_hands, new_hand
 
 from .helpers import cards, play_positions
 
@@ -116,3 +116,24 @@ def test_a_hand_club_takes_is_never_passed() -> None:
         bot = Bot(config, Level.STRONG, seed=checked, think=None, rollouts=60)
         assert bot.choose(obs, legal) != Bid(0)
         checked += 1
+
+
+def test_a_short_search_bids_as_club() -> None:
+    """With a handful of worlds (a short budget) a bid stays club's: whole hands vary too
+    much for a few of them to show that another contract pays."""
+    config = TableConfig()
+    rng = random.Random(9)
+    compared = 0
+    while compared < 24:
+        deck = list(range(78))
+        rng.shuffle(deck)
+        state = new_hand(config, compared % 4, deck)
+        while state.phase is Phase.BIDDING and compared < 24:
+            seat = state.current_player()
+            obs, legal = state.observation(seat), state.legal_actions()
+            if len(legal) < 2:
+                break  # a petit sec
+            bot = Bot(config, Level.STRONG, seed=compared, think=None, rollouts=14)
+            assert bot.choose(obs, legal) == club.choose(obs, legal)
+            compared += 1
+            state.apply_action(club.choose(obs, legal))

@@ -105,8 +105,9 @@ def call_card(hand: CardSet, callable_cards: Sequence[int]) -> int:
 
 def ecart_plan(hand: CardSet, allowed: CardSet, count: int) -> list[int]:
     """``count`` cards of ``allowed`` to discard: void the shortest suits without a king
-    first (voids let the taker trump), then bank the highest point cards, then the lowest;
-    trumps (shown to all) only when nothing else may go."""
+    first (voids let the taker trump), then discard from the shortest suits left, the
+    richest cards of each first (shorter suits, sooner trumped; the points banked); trumps
+    (shown to all) only when nothing else may go."""
     plain = allowed & DISCARDABLE
     out: list[int] = []
     suits = sorted(range(4), key=lambda s: ((hand & SUIT_MASK[s]).bit_count(), s))

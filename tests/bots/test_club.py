@@ -70,6 +70,18 @@ def test_an_opponents_trick_gets_the_least() -> None:
     assert club.play_card(obs, legal) == parse_card("3C")
 
 
+def test_the_taker_leads_his_master_trump_while_the_defence_has_trumps() -> None:
+    # Seat 0 takes and leads with fewer trumps than the defence: the 21 before the king of
+    # hearts, since each round of trumps costs the defence a trump it could cut a king with.
+    hand = "T21 T9 T4 2S 3S KH 5H 6H"
+    obs = _trick_position(hand, taker=0, leader=0, trick="")
+    legal = [parse_card(n) for n in hand.split()]
+    assert club.play_card(obs, legal) == parse_card("T21")
+    without = [c for c in legal if c != parse_card("T21")]
+    obs = dataclasses.replace(obs, hand=cards("T9 T4 2S 3S KH 5H 6H"))
+    assert club.play_card(obs, without) == parse_card("KH")  # T9 is no master: the king
+
+
 def test_the_ecart_makes_voids_and_keeps_kings_and_trumps() -> None:
     hand = cards("2S 5S 1H 3H 4H 9H KH 3D 7D 9D QD KD 2C 6C 8C 10C CC T3 T7 T10 T12 T15 T19 T21")
     allowed = hand & ~KING_MASK & ~TRUMP_MASK
@@ -77,6 +89,15 @@ def test_the_ecart_makes_voids_and_keeps_kings_and_trumps() -> None:
     assert len(set(plan)) == 6 and all(allowed >> c & 1 for c in plan)
     assert not hand & SUIT_MASK[0] & ~mask_of(plan)  # spades voided
     assert parse_card("QD") in plan or parse_card("CC") in plan  # points banked
+
+
+def test_after_the_voids_the_ecart_shortens_the_shortest_suits() -> None:
+    # No suit can be voided (each holds a king); six cards go from the two shortest suits,
+    # hearts and diamonds, not the richest cards of the long clubs.
+    hand = cards("KS 2S 3S 4S 5S 6S KH 2H 3H KD 4D 5D KC QC CC JC 2C 3C T2 T5 T9 T12 T15 T21")
+    allowed = hand & ~KING_MASK & ~TRUMP_MASK
+    plan = club.ecart_plan(hand, allowed, 4)
+    assert sorted(plan) == sorted(parse_card(n) for n in ("2H", "3H", "4D", "5D"))
 
 
 def test_the_ecart_discards_trumps_only_when_it_must() -> None:

@@ -4,16 +4,11 @@ Why rules and not search: they cost microseconds, so this level also drives the 
 level's rollouts and the tests' many quick games; and a person can read why the bot did
 what it did.
 
-Bidding, the chien and the announcements come from :func:`evaluate`, a point count of
-the kind club players use (oudlers, trumps and their length, kings and queens, voids and
-singletons). The thresholds per contract were set by simulation in two steps: hands of
-each value were played out by this level with the taker forced to each contract
-(``benchmarks/bot_tournament.py --calibrate``), which shows where a contract starts to
-pay and that a garde pays about twice a prise from there on; then, since passing is worth
-more than nothing (someone else may take and fail), the thresholds were raised until
-duplicate matches of this level against itself with other thresholds stopped improving
-(at four players 50 instead of the break-even 45; +9.3 and +5.8 points a deal at three
-and five players over the first guess).
+Bidding and the chelem come from :mod:`tarot_p2p.bots.bidding` (a club player's count
+of the hand, and the seat's place in the bidding). The écart voids the shortest suits
+without a king (voids let the taker trump: in simulation nothing else in the écart
+counts as much), then discards from the shortest suits left, the richest cards first;
+trumps only when nothing else may go.
 
 Card play, in the order the rules are tried:
 
@@ -21,9 +16,10 @@ Card play, in the order the rules are tried:
   left for the last trick; the petit is played only when it surely wins (no trump left
   above it with an opponent still to play, or partner's master trump on the trick) or to
   save it when it would otherwise be caught, so that it can go au bout;
-* leading, the attack draws trumps when it holds more than the defence, cashes master
-  kings where nobody has shown a void, and otherwise leads from a short suit to make
-  voids; at five the taker leads the called suit to find his partner, and the partner
+* leading, the attack draws trumps when it holds more than the defence or the master
+  trump (the 21 first: each costs the defence a trump it would cut a king with), cashes
+  master kings where nobody has shown a void, and otherwise leads from a short suit to
+  make voids; at five the taker leads the called suit to find his partner, and the partner
   signals himself by feeding points to the taker's tricks and leading the called king;
 * leading, the defence cashes its master kings, hunts the petit at the end (leads the
   master trump when the petit is still out with at most three trumps, so its holder may
@@ -38,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tarot_p2p.bots import bidding
 from tarot_p2p.bots.knowledge import DISCARDABLE, infer, trick_seats, trick_winner
 from tarot_p2p.rules.actions import (
     BIDS,
@@ -67,61 +64,6 @@ from tarot_p2p.rules.cards import (
 )
 from tarot_p2p.rules.state import ABOVE, POIGNEE_THRESHOLDS, Observation
 
-THRESHOLDS: dict[int, tuple[int, int, int, int]] = {
-    3: (45, 48, 57, 65),
-    4: (50, 56, 66, 74),
-    5: (42, 46, 58, 66),
-}
-"""Evaluation needed for prise, garde, garde sans, garde contre, by active players
-(calibrated by simulation, see the module docstring); two players use the four's."""
-
-CHELEM_EVALUATION = 110
-"""A hand this strong takes every trick often enough to announce the chelem."""
-
-
-def evaluate(hand: CardSet, players: int) -> int:
-    """The hand's value on the four-player scale, a club player's count: what decides the
-    bid, and (with the chien) the contract's chances."""
-    trumps = (hand & TRUMP_MASK).bit_count()
-    score = 0
-    if hand >> TWENTY_ONE & 1:
-        score += 10
-    if hand >> EXCUSE & 1:
-        score += 8
-    if hand >> PETIT & 1:
-        # The petit is worth what protects it.
-        score += (0, 0, 0, 0, 2, 5, 7, 9, 10)[min(trumps, 8)]
-    score += 2 * trumps
-    if trumps >= 5:
-        score += 2 * (trumps - 4)
-    score += sum(1 for c in cards_of(hand & TRUMP_MASK) if RANK_OF[c] >= 16)
-    for suit in range(4):
-        cards = hand & SUIT_MASK[suit]
-        n = cards.bit_count()
-        king = bool(cards >> (suit * 14 + 13) & 1)
-        queen = bool(cards >> (suit * 14 + 12) & 1)
-        knight = bool(cards >> (suit * 14 + 11) & 1)
-        jack = bool(cards >> (suit * 14 + 10) & 1)
-        score += 6 * king + (5 if king and queen else 3 * queen) + 2 * knight + jack
-        if n == 0:
-            score += 6 if trumps >= 4 else 3
-        elif n == 1:
-            score += 3 if trumps >= 4 else 1
-        if n >= 5:
-            score += n - 4 + (2 if king else 0)
-    size = hand.bit_count()
-    if size and size != 18:
-        score = score * 18 // size
-    return score
-
-
-def bid_for(hand: CardSet, players: int, margin: int = 0) -> int:
-    """The highest contract (0 pass .. 4 garde contre) this hand is worth, with every
-    threshold raised by ``margin``."""
-    value = evaluate(hand, players)
-    limits = THRESHOLDS.get(players, THRESHOLDS[4])
-    return sum(1 for t in limits if value >= t + margin)
-
 
 def choose(obs: Observation, legal: Sequence[Action]) -> Action:
     """The club player's move for ``obs`` among ``legal`` (these rules need no chance)."""
@@ -129,7 +71,7 @@ def choose(obs: Observation, legal: Sequence[Action]) -> Action:
         return legal[0]
     first = legal[0]
     if any(isinstance(a, Bid) for a in legal):
-        want = bid_for(obs.hand, obs.players)
+        want = bidding.contract(obs.hand, obs.players, obs.bids)
         bids = [a for a in legal if isinstance(a, Bid) and a.contract <= want]
         return max(bids, key=lambda a: a.contract) if bids else BIDS[0]
     if isinstance(first, CallCard):
@@ -139,7 +81,7 @@ def choose(obs: Observation, legal: Sequence[Action]) -> Action:
         allowed = sum(1 << a.card for a in legal if isinstance(a, Discard))
         return Discard(ecart_plan(obs.hand, allowed, max(left, 1))[0])
     if isinstance(first, Go):
-        sure = evaluate(obs.hand, obs.players) >= CHELEM_EVALUATION
+        sure = bidding.announces_chelem(obs.hand, obs.players)
         return Go(sure) if Go(sure) in legal else Go(False)
     announce = announcement(obs, legal)
     if announce is not None:
@@ -163,8 +105,9 @@ def call_card(hand: CardSet, callable_cards: Sequence[int]) -> int:
 
 def ecart_plan(hand: CardSet, allowed: CardSet, count: int) -> list[int]:
     """``count`` cards of ``allowed`` to discard: void the shortest suits without a king
-    first (voids let the taker trump), then bank the highest point cards, then the lowest;
-    trumps (shown to all) only when nothing else may go."""
+    first (voids let the taker trump), then discard from the shortest suits left, the
+    richest cards of each first (shorter suits, sooner trumped; the points banked); trumps
+    (shown to all) only when nothing else may go."""
     plain = allowed & DISCARDABLE
     out: list[int] = []
     suits = sorted(range(4), key=lambda s: ((hand & SUIT_MASK[s]).bit_count(), s))
@@ -175,7 +118,7 @@ def ecart_plan(hand: CardSet, allowed: CardSet, count: int) -> list[int]:
         if len(out) + cards.bit_count() <= count:
             out += cards_of(cards)
     rest = [c for c in cards_of(plain) if c not in out]
-    rest.sort(key=lambda c: (-HALF_POINTS[c], (hand & SUIT_MASK[SUIT_OF[c]]).bit_count(), c))
+    rest.sort(key=lambda c: ((hand & SUIT_MASK[SUIT_OF[c]]).bit_count(), -HALF_POINTS[c], c))
     out += rest[: count - len(out)]
     if len(out) < count:
         out += [c for c in cards_of(allowed & TRUMP_MASK)][: count - len(out)]
@@ -251,6 +194,23 @@ def _table(obs: Observation) -> _Table:
     )
 
 
+def thrown_away(obs: Observation, cards: Sequence[int]) -> list[int]:
+    """The face cards among the legal ``cards`` that would only give points away: a foe's
+    trump wins the trick (no suit card can take it back), and a low card of the same suit
+    is legal too, which loses the trick as well and keeps the face card for later. These
+    rules never play them (they give the cheapest card); the ``strong`` level does not
+    consider them either, whatever its sample says."""
+    if not obs.trick:
+        return []
+    best = trick_winner(list(obs.trick))
+    if best < 0 or SUIT_OF[obs.trick[best]] != TRUMP_SUIT:
+        return []
+    if _table(obs).friend(obs.trick_seats[best]):
+        return []
+    low_suits = {SUIT_OF[c] for c in cards if SUIT_OF[c] != TRUMP_SUIT and HALF_POINTS[c] == 1}
+    return [c for c in cards if SUIT_OF[c] in low_suits and HALF_POINTS[c] > 1]
+
+
 def play_card(obs: Observation, cards: Sequence[int]) -> int:
     """The card to play among the legal ``cards`` (see the module docstring)."""
     t = _table(obs)
@@ -299,9 +259,11 @@ def _lead(obs: Observation, t: _Table, cards: list[int]) -> int:
         called_card = obs.called_card
         if called_card in cards and obs.seat != obs.taker and _cashable(t, called_card, foes):
             return called_card
-        if non_petit and foes_trump and len(trumps) > n_out:
+        if non_petit and foes_trump:
             top = max(non_petit)
-            return top if not t.out_trumps & ABOVE[top] else min(non_petit)
+            master = not t.out_trumps & ABOVE[top]
+            if master or len(trumps) > n_out:
+                return top if master else min(non_petit)
         if masters:
             return max(masters, key=lambda c: (HALF_POINTS[c], c))
         if plain:

@@ -11,12 +11,20 @@ better on average by more than the noise of the sample (one standard error of th
 differences). That makes the search an improvement over ``club`` even when the budget
 allows only a few worlds.
 
-For a bid, it draws the other hands and the chien, and plays the whole hand under each
-contract it considers (the seats after it bid as ``club`` would; the taker calls, discards
-and goes as ``club`` would). It starts from a cautious bid (``club``'s thresholds raised by
-:data:`CAUTION`) and moves up — at most to one above ``club``'s bid — only when the
-simulated hands show it pays, with the same paired test. The other decisions (call,
-écart, announcements, chelem) are ``club``'s.
+For a bid, it draws the other hands and the chien — hands on which the seats that spoke
+before it would have bid what they did, as ``club`` bids — and plays the whole hand under
+each contract it considers (the seats after it bid as ``club`` would; the taker calls,
+discards and goes as ``club`` would). It considers one contract either side of ``club``'s
+bid, but never passes a hand ``club`` takes (so it takes at least as often), and leaves
+``club``'s bid with the same paired test, once it has played :data:`_MIN_BID_WORLDS`
+worlds. The other decisions (call, écart,
+announcements, chelem) are ``club``'s.
+
+A card that ``club`` never plays because it only gives points away (a face card, such as
+a king or a queen, under an opponent's winning trump while a low card of its suit may go,
+see
+:func:`tarot_p2p.bots.club.thrown_away`) is not a candidate: with a handful of worlds a
+lucky sample could otherwise make it look better.
 
 Budget: worlds are drawn while the next one should end within ``think`` seconds (judged
 from the mean time of those done) and until ``rollouts`` playouts are done, whichever
@@ -32,7 +40,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from tarot_p2p.bots import club
+from tarot_p2p.bots import bidding, club
 from tarot_p2p.bots.rollout import playout
 from tarot_p2p.bots.sampling import sample_world
 from tarot_p2p.rules.actions import BIDS, PLAY, Action, Bid, CallCard, Discard, Go, Play
@@ -50,11 +58,16 @@ from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import active_seats
 from tarot_p2p.rules.state import IllegalAction, Observation, Phase, State, from_hands
 
-CAUTION = 4
-"""Evaluation points added to club's thresholds for the bid the search starts from."""
-
 _FAILED_DRAWS = 50
 """Worlds that may fail to be drawn in a row before the bot settles for ``club``'s move."""
+_MIN_BID_WORLDS = 10
+"""Worlds a bid needs before the search may leave ``club``'s: a whole hand's score varies
+by about 150 points, so with a handful of worlds (20 ms of thinking) a take or a garde
+that looks better is mostly noise: strong bots took hands club passes and made 49% of
+their contracts at four players (150 deals at 20 ms)."""
+_CONSISTENT_DRAWS = 20
+"""Deals drawn, for a bid, until the seats before this one would have bid what they did;
+after that many (a player who bids unlike ``club``), the last one is kept."""
 
 
 def choose(
@@ -70,27 +83,21 @@ def choose(
     if len(legal) == 1 or obs.tops:
         return base
     if isinstance(base, Bid):
-        # From a cautious bid, the search may go up to one above club's: the budget goes
-        # where the doubt is, and a bid is raised only when the simulated hands show it pays.
-        want = club.bid_for(obs.hand, obs.players, CAUTION)
-        cautious = max((a for a in legal if isinstance(a, Bid) and a.contract <= want), key=_rank)
-        bids = [
-            a
-            for a in legal
-            if isinstance(a, Bid) and cautious.contract <= a.contract <= base.contract + 1
-        ]
-        return _search(bids, cautious, _bid_trial(config, obs, rng), think, rollouts)
+        # One contract either side of club's, never a pass where club takes: the search
+        # may raise a bid, lower a garde to a prise, or take a hand club would pass.
+        low = max(base.contract - 1, min(base.contract, 1))
+        bids = [a for a in legal if isinstance(a, Bid) and low <= a.contract <= base.contract + 1]
+        trial = _bid_trial(config, obs, rng)
+        return _search(bids, base, trial, think, rollouts, _MIN_BID_WORLDS)
     if isinstance(base, Play) and obs.phase is Phase.PLAY:
-        plays = distinct_plays([a.card for a in legal if isinstance(a, Play)], obs.played)
+        cards = [a.card for a in legal if isinstance(a, Play)]
+        thrown = club.thrown_away(obs, cards)
+        plays = [c for c in distinct_plays(cards, obs.played) if c not in thrown]
         if base.card not in plays:
             plays.append(base.card)
         candidates = [PLAY[c] for c in plays]
         return _search(candidates, base, _play_trial(config, obs, rng), think, rollouts)
     return base
-
-
-def _rank(bid: Bid) -> int:
-    return bid.contract
 
 
 def distinct_plays(cards: Sequence[int], played: CardSet) -> list[int]:
@@ -125,7 +132,10 @@ def _search(
     trial: Trial,
     think: float | None,
     rollouts: int | None,
+    min_worlds: int = 2,
 ) -> Action:
+    """``base`` unless a candidate did better in at least ``min_worlds`` worlds, on average
+    by more than one standard error of the paired differences."""
     if len(candidates) == 1:
         return candidates[0]
     start = time.perf_counter()
@@ -154,7 +164,7 @@ def _search(
     best, best_gain = base, 0.0
     for a, d in zip(candidates, diffs, strict=True):
         n = len(d)
-        if a == base or n < 2:
+        if a == base or n < min_worlds:
             continue
         mean = sum(d) / n
         var = sum((x - mean) ** 2 for x in d) / (n - 1)
@@ -187,41 +197,45 @@ def _play_trial(config: TableConfig, obs: Observation, rng: random.Random) -> Tr
 def _bid_trial(config: TableConfig, obs: Observation, rng: random.Random) -> Trial:
     order = active_seats(config, obs.dealer)
     spoken = list(obs.bids)
+    earlier = order[: len(spoken)]
+    later = order[len(spoken) + 1 :]
+    size = obs.hand.bit_count()
 
-    def trial() -> Callable[[Action], int] | None:
-        out = FULL_DECK & ~obs.hand
-        rest = list(cards_of(out))
+    def draw() -> tuple[list[int], int]:
+        rest = list(cards_of(FULL_DECK & ~obs.hand))
         rng.shuffle(rest)
-        hands: list[int | None] = [0] * len(obs.hand_sizes)
+        hands = [0] * len(obs.hand_sizes)
         at = 0
         for s in order:
             if s == obs.seat:
                 hands[s] = obs.hand
-                continue
-            size = obs.hand.bit_count()
-            hands[s] = sum(1 << c for c in rest[at : at + size])
-            at += size
-        chien = sum(1 << c for c in rest[at:])
+            else:
+                hands[s] = sum(1 << c for c in rest[at : at + size])
+                at += size
+        return hands, sum(1 << c for c in rest[at:])
+
+    def trial() -> Callable[[Action], int] | None:
+        # The seats before this one bid as club would have on the hands drawn: a pass
+        # says a hand is weak, and the last to speak after three passes knows it.
+        for _ in range(_CONSISTENT_DRAWS):
+            hands, chien = draw()
+            if _club_bids(hands, earlier, [], obs.players) == spoken:
+                break
         try:
             world = from_hands(config, obs.dealer, hands, chien)
         except ValueError:
             return None
-        # Seats after this one bid as club would on the hands drawn.
-        later = order[order.index(obs.seat) + 1 :]
 
         def score(action: Action) -> int:
             assert isinstance(action, Bid)
             state = world.clone()
+            heard = [*spoken, (obs.seat, action.contract)]
             try:
                 for _, c in spoken:
                     state.apply_action(BIDS[c])
                 state.apply_action(action)
-                top = max([action.contract, *(c for _, c in spoken)])
-                for s in later:
-                    hand = hands[s] or 0
-                    want = club.bid_for(hand, obs.players)
-                    state.apply_action(BIDS[want] if want > top else BIDS[0])
-                    top = max(top, want)
+                for _, c in _club_bids(hands, later, heard, obs.players)[len(heard) :]:
+                    state.apply_action(BIDS[c])
                 _finish_contract(state)
             except IllegalAction:
                 return 0
@@ -232,6 +246,21 @@ def _bid_trial(config: TableConfig, obs: Observation, rng: random.Random) -> Tri
         return score
 
     return trial
+
+
+def _club_bids(
+    hands: Sequence[int], seats: Sequence[int], heard: Sequence[tuple[int, int]], players: int
+) -> list[tuple[int, int]]:
+    """``heard``, then the bids of ``seats`` (in speaking order) as ``club`` makes them, each
+    having heard those before it."""
+    out = list(heard)
+    top = max((c for _, c in out), default=0)
+    for s in seats:
+        want = bidding.contract(hands[s], players, out)
+        said = want if want > top else 0
+        out.append((s, said))
+        top = max(top, said)
+    return out
 
 
 def _finish_contract(state: State) -> None:

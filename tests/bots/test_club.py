@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 from tarot_p2p.bots import club
-from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.cards import (
     KING_MASK,
     SUIT_MASK,
@@ -14,7 +13,7 @@ from tarot_p2p.rules.cards import (
     parse_card,
 )
 from tarot_p2p.rules.config import TableConfig
-from tarot_p2p.rules.state import Observation, Phase, new_hand
+from tarot_p2p.rules.state import Observation, Phase
 
 from .helpers import cards, play_positions
 
@@ -71,6 +70,18 @@ def test_an_opponents_trick_gets_the_least() -> None:
     assert club.play_card(obs, legal) == parse_card("3C")
 
 
+def test_the_taker_leads_his_master_trump_while_the_defence_has_trumps() -> None:
+    # Seat 0 takes and leads with fewer trumps than the defence: the 21 before the king of
+    # hearts, since each round of trumps costs the defence a trump it could cut a king with.
+    hand = "T21 T9 T4 2S 3S KH 5H 6H"
+    obs = _trick_position(hand, taker=0, leader=0, trick="")
+    legal = [parse_card(n) for n in hand.split()]
+    assert club.play_card(obs, legal) == parse_card("T21")
+    without = [c for c in legal if c != parse_card("T21")]
+    obs = dataclasses.replace(obs, hand=cards("T9 T4 2S 3S KH 5H 6H"))
+    assert club.play_card(obs, without) == parse_card("KH")  # T9 is no master: the king
+
+
 def test_the_ecart_makes_voids_and_keeps_kings_and_trumps() -> None:
     hand = cards("2S 5S 1H 3H 4H 9H KH 3D 7D 9D QD KD 2C 6C 8C 10C CC T3 T7 T10 T12 T15 T19 T21")
     allowed = hand & ~KING_MASK & ~TRUMP_MASK
@@ -78,6 +89,15 @@ def test_the_ecart_makes_voids_and_keeps_kings_and_trumps() -> None:
     assert len(set(plan)) == 6 and all(allowed >> c & 1 for c in plan)
     assert not hand & SUIT_MASK[0] & ~mask_of(plan)  # spades voided
     assert parse_card("QD") in plan or parse_card("CC") in plan  # points banked
+
+
+def test_after_the_voids_the_ecart_shortens_the_shortest_suits() -> None:
+    # No suit can be voided (each holds a king); six cards go from the two shortest suits,
+    # hearts and diamonds, not the richest cards of the long clubs.
+    hand = cards("KS 2S 3S 4S 5S 6S KH 2H 3H KD 4D 5D KC QC CC JC 2C 3C T2 T5 T9 T12 T15 T21")
+    allowed = hand & ~KING_MASK & ~TRUMP_MASK
+    plan = club.ecart_plan(hand, allowed, 4)
+    assert sorted(plan) == sorted(parse_card(n) for n in ("2H", "3H", "4D", "5D"))
 
 
 def test_the_ecart_discards_trumps_only_when_it_must() -> None:
@@ -90,16 +110,17 @@ def test_the_ecart_discards_trumps_only_when_it_must() -> None:
     assert all(TRUMP_MASK >> c & 1 for c in plan[1:])
 
 
-def test_bids_follow_the_evaluation() -> None:
-    strong = cards("T21 EX T1 T20 T19 T18 T17 T16 T15 T14 T13 KS KH KD KC QS QH T12")
-    weak = cards("1S 2S 3S 4S 5S 6S 7S 8S 1H 2H 3H 4H 5H 6H 7H 1D 2D T2")
-    assert club.evaluate(strong, 4) > club.evaluate(weak, 4)
-    assert club.bid_for(strong, 4) >= 3 and club.bid_for(weak, 4) == 0
-    state = new_hand(TableConfig(), 3, list(range(78)))
-    obs = state.observation(0)
-    legal = state.legal_actions()
-    assert club.choose(dataclasses.replace(obs, hand=weak), legal) == Bid(0)
-    assert club.choose(dataclasses.replace(obs, hand=strong), legal) != Bid(0)
+def test_no_face_card_goes_under_a_foes_trump_when_a_low_card_may() -> None:
+    # The taker (seat 3) trumps the hearts; seat 0, void, may throw QD, 3D or a club.
+    obs = _trick_position("QD 3D 4C", taker=3, leader=2, trick="2H T5")
+    legal = [parse_card(n) for n in ("QD", "3D", "4C")]
+    assert club.thrown_away(obs, legal) == [parse_card("QD")]
+    assert club.play_card(obs, legal) != parse_card("QD")
+    # Without a low diamond the queen is no gift compared with another card of its suit.
+    assert club.thrown_away(obs, [parse_card("QD"), parse_card("4C")]) == []
+    # A fellow defender's trump wins: points may go to it.
+    obs = _trick_position("QD 3D 4C", taker=1, leader=2, trick="2H T5")
+    assert club.thrown_away(obs, legal) == []
 
 
 def test_the_taker_calls_a_king_he_does_not_hold_in_his_long_suit() -> None:

@@ -156,3 +156,17 @@ def test_a_damaged_set_up_is_a_bad_signature_not_a_rule_error(
     code, out, err = audit(capsys, path)
     assert code == 3 and "CORRUPT" in out and "nobody provably signed" in out
     assert "players must be" not in out and "Traceback" not in out + err
+
+
+OLDER = Path(__file__).parent / "data" / "version1_draw_excuse.tp2p"
+"""A transcript written before escrowed hand keys (``tarot-p2p/table-config/v1``), frozen."""
+
+
+def test_a_table_of_an_older_version_is_told_as_such_and_blames_nobody(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = audit(capsys, OLDER)
+    assert code == 8
+    assert "OTHER VERSION" in out and "older tarot-p2p" in out
+    assert "VIOLATION" not in out and "Evidence" not in out
+    assert "Traceback" not in out + err

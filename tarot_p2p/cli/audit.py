@@ -11,6 +11,7 @@ and prints; ``docs/audit.md`` explains the report and the exit status:
 3 a file holds bytes nobody signed (corrupt), or the files are of different tables;
 4 every record verified but the game is not over (who was to speak is named);
 5 a torn tail: the file ends inside a record (a crash while writing);
+8 a table of another version of the protocol, which this program does not check;
 70 the verifier itself failed on a file (a bug: its validity is unknown; please report it).
 
 With several files the most serious verdict wins (1, then 3, 5, 4); 2 and 70 before all.
@@ -60,7 +61,8 @@ DESCRIPTION = (
     "story. --stats measures, over many games, whether the deals look fair. The exit status "
     "says what was found: 0 all valid, 1 a player proven to have cheated, 2 a file that "
     "cannot be read, 3 damaged bytes nobody signed, 4 a game not over, 5 a file cut short "
-    "by a crash; with --stats, 0 no sign of bias, 6 biased, 7 too few deals."
+    "by a crash, 8 a table of another version of tarot-p2p; with --stats, 0 no sign of "
+    "bias, 6 biased, 7 too few deals."
 )
 
 

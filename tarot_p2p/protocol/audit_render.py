@@ -61,6 +61,7 @@ _HEADLINES: Final[dict[Status, str]] = {
     Status.INCOMPLETE: "INCOMPLETE: every record verified, but the game is not over",
     Status.TORN_TAIL: "TORN TAIL: the file ends inside a record; what precedes verified",
     Status.CORRUPT: "CORRUPT: a damaged file, or bytes nobody signed",
+    Status.OTHER_VERSION: "OTHER VERSION: a table of another version of tarot-p2p, not checked",
     Status.VIOLATION: "VIOLATION: a seat signed a message the protocol refuses",
 }
 

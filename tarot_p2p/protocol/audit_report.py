@@ -32,6 +32,8 @@ most to the least serious:
 * ``INCOMPLETE`` — every record verifies but the game is not over (an aborted hand, a
   peer that stopped): the report names the seat that was expected to speak, and what.
 * ``VALID`` — every record verifies and the game is over.
+* ``OTHER_VERSION`` — the set-up names rules of another version of the protocol (an older
+  ``table-config`` header): this program does not check it, and blames nobody.
 
 Offences found by the rules audit (a revoke...) do not make a file invalid: the protocol
 finds them at the end of the hand and every seat signs the score *with* the penalty; the
@@ -70,13 +72,14 @@ from tarot_p2p.protocol.transcript import (
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.audit import Offence, audit_hand
 from tarot_p2p.rules.cards import CardSet, mask_of
-from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.config import OlderConfig, TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, HandScore, explain_hand
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
 
 
 class Status(enum.StrEnum):
     VALID = "valid"
+    OTHER_VERSION = "other_version"
     INCOMPLETE = "incomplete"
     TORN_TAIL = "torn_tail"
     CORRUPT = "corrupt"
@@ -89,12 +92,14 @@ EXIT_CODES: Final[dict[Status, int]] = {
     Status.CORRUPT: 3,
     Status.INCOMPLETE: 4,
     Status.TORN_TAIL: 5,
+    Status.OTHER_VERSION: 8,
 }
 """Exit status of ``tarot-p2p audit`` for each verdict (2 is argparse's usage error, and a
 file that cannot be read)."""
 
 SEVERITY: Final[tuple[Status, ...]] = (
     Status.VALID,
+    Status.OTHER_VERSION,
     Status.INCOMPLETE,
     Status.TORN_TAIL,
     Status.CORRUPT,
@@ -416,6 +421,8 @@ def _setup_refused(framing: FileFrames) -> Failure | None:
     try:
         config, keys, names = read_setup(wire, framing.table_id)
         Peer(config, framing.table_id, keys, names)
+    except OlderConfig as exc:
+        return Failure(Status.OTHER_VERSION, str(exc), _record_ref(framing, 0, signed=True))
     except (ValueError, ProtocolError) as exc:
         return _host_violation(framing, f"the set-up the host signed is refused: {exc}")
     return None

@@ -6,7 +6,7 @@ is agreed before the first deal; its :meth:`TableConfig.digest` is bound into ev
 signed record. The defaults are the FFT's official rules; every other rule the sources
 name is an explicit, off-by-default option (see ``docs/rules.md``).
 
-Canonical encoding (normative): the ASCII text ``tarot-p2p/table-config/v1`` followed, for
+Canonical encoding (normative): the ASCII text ``tarot-p2p/table-config/v2`` followed, for
 each field in declaration order, by ``\\n<name>=<value>``; booleans are ``0``/``1``,
 integers in decimal, enumerations by their value, tuples as comma-separated integers. The
 digest is SHA-256 of those bytes.
@@ -25,6 +25,17 @@ MAX_BONUS = 10_000
 message's 32-bit integers, whatever the variant."""
 MAX_GAME_LENGTH = 1_000_000
 """Bound on ``game_length`` (rounds, deals or a points target)."""
+
+
+CONFIG_HEADER = "tarot-p2p/table-config/v2"
+"""First line of the canonical encoding. Version 2: the same fields as version 1's last
+form, under the protocol with escrowed hand keys and the stand-in (``table.md`` §3);
+version 1 tables are refused in words, never replayed under rules they were not played by."""
+OLDER_HEADERS = frozenset({"tarot-p2p/table-config/v1"})
+
+
+class OlderConfig(ValueError):
+    """A table configuration of an older version: set up by an older program."""
 
 
 class FivePlayerMode(enum.StrEnum):
@@ -150,7 +161,7 @@ class TableConfig:
         return self.players
 
     def canonical_bytes(self) -> bytes:
-        parts = ["tarot-p2p/table-config/v1"]
+        parts = [CONFIG_HEADER]
         for f in dataclasses.fields(self):
             parts.append(f"{f.name}={_encode_value(getattr(self, f.name))}")
         return "\n".join(parts).encode("ascii")
@@ -166,8 +177,14 @@ class TableConfig:
         except UnicodeDecodeError:
             raise ValueError("table config is not ASCII") from None
         lines = text.split("\n")
-        if lines[0] != "tarot-p2p/table-config/v1":
-            raise ValueError("not a v1 table config")
+        if lines[0] in OLDER_HEADERS:
+            raise OlderConfig(
+                "this table was set up by an older tarot-p2p (before escrowed hand keys and "
+                "the stand-in): this version cannot check or continue it; an older release "
+                "of tarot-p2p can"
+            )
+        if lines[0] != CONFIG_HEADER:
+            raise ValueError(f"not a table config of this version ({CONFIG_HEADER})")
         fields = dataclasses.fields(cls)
         if len(lines) - 1 != len(fields):
             raise ValueError("table config has the wrong number of fields")

@@ -74,7 +74,7 @@ DEFAULT_FIELDS = (
 
 
 def test_default_config_from_the_spec() -> None:
-    text = "tarot-p2p/table-config/v1" + "".join(f"\n{k}={v}" for k, v in DEFAULT_FIELDS)
+    text = "tarot-p2p/table-config/v2" + "".join(f"\n{k}={v}" for k, v in DEFAULT_FIELDS)
     case = load("game_config.json")["default"]
     assert case["text"] == text
     assert bytes.fromhex(case["bytes"]) == text.encode("ascii")

@@ -44,7 +44,8 @@ def test_bounds_are_accepted() -> None:
         lambda b: b.replace(b"players=4", b"players=04"),
         lambda b: b.replace(b"game_length=1", b"game_length=2000000"),
         lambda b: b.replace(b"misere=0", b"misere=true"),
-        lambda b: b.replace(b"v1", b"v2"),
+        lambda b: b.replace(b"v2", b"v3"),
+        lambda b: b.replace(b"v2", b"v1"),
         lambda b: b"\xff" + b,
     ],
 )

@@ -323,7 +323,7 @@ def load_games(conn: sqlite3.Connection) -> list[Game]:
             Game(
                 table_id=row[1],
                 folder=row[2],
-                config=TableConfig.from_canonical_bytes(row[3].encode("ascii")),
+                config=TableConfig.from_canonical_bytes(row[3].encode("ascii"), older=True),
                 players=players,
                 first_dealer=row[4],
                 deals=deals,

@@ -170,14 +170,21 @@ class TableConfig:
         return hashlib.sha256(self.canonical_bytes()).digest()
 
     @classmethod
-    def from_canonical_bytes(cls, data: bytes) -> TableConfig:
-        """Parse the canonical encoding; rejects anything that does not re-encode identically."""
+    def from_canonical_bytes(cls, data: bytes, *, older: bool = False) -> TableConfig:
+        """Parse the canonical encoding; rejects anything that does not re-encode identically.
+
+        ``older``: also read a version 1 encoding (same fields), for what only shows a
+        past game's rules (the history); a table to play or check is never read so."""
         try:
             text = data.decode("ascii")
         except UnicodeDecodeError:
             raise ValueError("table config is not ASCII") from None
         lines = text.split("\n")
-        if lines[0] in OLDER_HEADERS:
+        header = lines[0]
+        if header in OLDER_HEADERS and older:
+            lines[0] = CONFIG_HEADER
+            data = "\n".join(lines).encode("ascii")
+        elif header in OLDER_HEADERS:
             raise OlderConfig(
                 "this table was set up by an older tarot-p2p (before escrowed hand keys and "
                 "the stand-in): this version cannot check or continue it; an older release "

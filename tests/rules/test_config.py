@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tarot_p2p.rules.config import MAX_BONUS, MAX_GAME_LENGTH, AllPass, TableConfig
+from tarot_p2p.rules.config import MAX_BONUS, MAX_GAME_LENGTH, AllPass, OlderConfig, TableConfig
 
 
 def test_default_round_trips_through_its_canonical_bytes() -> None:
@@ -53,3 +53,11 @@ def test_non_canonical_bytes_are_refused(edit: object) -> None:
     data = edit(TableConfig().canonical_bytes())  # type: ignore[operator]
     with pytest.raises(ValueError):
         TableConfig.from_canonical_bytes(data)
+
+
+def test_a_version_1_config_is_refused_in_words_but_read_for_the_history() -> None:
+    config = TableConfig(players=5, misere=True)
+    v1 = config.canonical_bytes().replace(b"table-config/v2", b"table-config/v1")
+    with pytest.raises(OlderConfig, match="older tarot-p2p"):
+        TableConfig.from_canonical_bytes(v1)
+    assert TableConfig.from_canonical_bytes(v1, older=True) == config

@@ -11,6 +11,7 @@ refusal; the honest bytes beside them show that the refusal is the signature's d
 from __future__ import annotations
 
 import hashlib
+import re
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -63,17 +64,20 @@ def test_a_members_own_sync_request_is_read() -> None:
 
 
 @pytest.mark.parametrize(
-    "forgery",
+    ("forgery", "reason"),
     [
-        "signed by a stranger",
-        "signed by another member",
-        "count changed after signing",
-        "signed for another table",
-        "not a sync request",
-        "member not in the roster",
+        ("signed by a stranger", "sync request: bad signature"),
+        ("signed by another member", "sync request: bad signature"),
+        ("count changed after signing", "sync request: bad signature"),
+        ("signed for another table", "not a sync request for this table"),
+        ("not a sync request", "not a sync request for this table"),
+        ("member not in the roster", "member 4 is not in the roster"),
+        ("not [payload, signature]", "sync request: not [payload, signature]"),
     ],
 )
-def test_a_sync_request_not_signed_by_the_member_it_names_is_refused(forgery: str) -> None:
+def test_a_sync_request_not_signed_by_the_member_it_names_is_refused(
+    forgery: str, reason: str
+) -> None:
     """Whoever cannot sign as a member cannot make the table resend its transcript."""
     table = table_in_play()
     holder = table.peers[0]
@@ -88,9 +92,11 @@ def test_a_sync_request_not_signed_by_the_member_it_names_is_refused(forgery: st
         wire = sync_wire(table.keys[1], hashlib.sha256(b"another table").digest(), genesis)
     elif forgery == "not a sync request":
         wire = sync_wire(table.keys[1], table_id, genesis, kind="forfeit")
-    else:
+    elif forgery == "member not in the roster":
         wire = sync_wire(STRANGER, table_id, genesis, member=4)
-    with pytest.raises(SyncError):
+    else:
+        wire = encode([b"payload alone"])
+    with pytest.raises(SyncError, match=f"^{re.escape(reason)}$"):
         holder.read_sync_request(wire)
 
 
@@ -139,8 +145,51 @@ def test_a_live_claim_not_signed_by_its_member_is_refused_and_not_counted(forger
     for seat, wire in claims.items():
         if seat != victim:
             speaker.read_forfeit_claim(wire)
-    with pytest.raises(forfeit.ClaimError, match="bad signature"):
+    with pytest.raises(forfeit.ClaimError, match=r"^forfeit claim: bad signature$"):
         speaker.read_forfeit_claim(forfeit.claim_wire(speaker.table_id, forged))
     assert speaker.abandon() is None  # the victim's claim is still missing
     speaker.read_forfeit_claim(claims[victim])
     assert speaker.abandon() is not None
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason"),
+    [
+        ("for another table", "not a forfeit claim for this table"),
+        ("of another kind", "not a forfeit claim for this table"),
+        ("member not in the roster", "member 4 is not in the roster"),
+        ("not [payload, signature]", "forfeit claim: not [payload, signature]"),
+        ("payload not a claim", "forfeit claim: missing keys"),
+    ],
+)
+def test_a_claim_that_is_not_a_members_claim_for_this_table_is_refused(
+    fault: str, reason: str
+) -> None:
+    """Before its signature, a claim must name this table, be a claim, and name a member;
+    each refusal says which (a signed claim for another table proves nothing here)."""
+    table, absent = at_first_bid(b"live claims")
+    speaker, claims = claims_of_the_present(table, absent)
+    roster = {member: key.public_key() for member, key in enumerate(table.keys)}
+    seat = next(s for s in claims if s != speaker.seat)
+    real = forfeit.read_claim(claims[seat], speaker.table_id, roster)
+    key = table.key_of(1, seat)
+    if fault == "for another table":
+        other = hashlib.sha256(b"another table").digest()
+        wire = forfeit.claim_wire(other, forfeit.sign_claim(key, other, real.slot, real.member))
+    elif fault == "of another kind":
+        slot = real.slot
+        payload = encode(
+            {"d": slot.prev, "h": slot.hand, "k": "sync", "m": real.member, "q": slot.seq,
+             "s": slot.absent, "t": speaker.table_id}
+        )  # fmt: skip
+        wire = encode([payload, key.sign(forfeit.FORFEIT_DOMAIN + payload)])
+    elif fault == "member not in the roster":
+        wire = forfeit.claim_wire(
+            speaker.table_id, forfeit.sign_claim(STRANGER, speaker.table_id, real.slot, 4)
+        )
+    elif fault == "not [payload, signature]":
+        wire = encode([b"payload alone"])
+    else:
+        wire = encode([encode({"k": "forfeit"}), real.signature])
+    with pytest.raises(forfeit.ClaimError, match=f"^{re.escape(reason)}"):
+        speaker.read_forfeit_claim(wire)

@@ -13,10 +13,10 @@ import re
 
 import pytest
 
-from tarot_p2p.protocol.codec import encode
-from tarot_p2p.protocol.envelope import open_envelope
+from tarot_p2p.protocol.codec import Limits, encode
+from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import SeatViolation, UnattributedMessage
-from tests.protocol.test_envelope import KEYS, ROSTER, TABLE, base_fields, signed_wire
+from tests.protocol.test_envelope import KEYS, PREV, ROSTER, TABLE, base_fields, signed_wire
 
 SIGNATURE = b"y" * 64
 
@@ -83,4 +83,27 @@ def test_refusals_before_the_payload_keep_the_bytes(refusal: str) -> None:
     roster = ROSTER if refusal != "seat not in roster" else {0: KEYS[0].public_key()}
     with pytest.raises(UnattributedMessage, match=f"^{re.escape(reason)}$") as info:
         open_envelope(wire, table_id=TABLE, roster=roster)
+    assert info.value.raw == wire
+
+
+def test_a_callers_larger_limits_apply_to_sealing_and_opening() -> None:
+    """Every layer reads under the caller's limits, not the defaults: a message over the
+    default 1 MiB is sealed (its own check included) and opened under limits that allow it,
+    and refused under the defaults."""
+    big = Limits(max_buffer_size=2 << 20, max_bin_len=2 << 20)
+    body = {"blob": b"z" * (1536 << 10)}
+    env = seal(KEYS[1], table_id=TABLE, hand=2, seq=7, seat=1, prev=PREV, kind="bid", body=body,
+               limits=big)  # fmt: skip
+    assert open_envelope(env.wire, table_id=TABLE, roster=ROSTER, limits=big).body == body
+    with pytest.raises(UnattributedMessage, match=r"^envelope: "):
+        open_envelope(env.wire, table_id=TABLE, roster=ROSTER)
+
+
+def test_a_callers_smaller_limits_refuse_at_the_outer_layer() -> None:
+    wire = signed_wire(base_fields(1), KEYS[1])
+    assert len(wire) > 100
+    with pytest.raises(
+        UnattributedMessage, match=r"^envelope: message of \d+ bytes exceeds 100$"
+    ) as info:
+        open_envelope(wire, table_id=TABLE, roster=ROSTER, limits=Limits(max_buffer_size=100))
     assert info.value.raw == wire

@@ -1,7 +1,8 @@
 """The page's server at the edges of what it serves, over a real loopback socket.
 
 A path that is the token alone, or a known file with more after it, is not found (never a
-crash, never the file); a page's message is taken when it is a JSON object within 4 KiB,
+crash, never the file); only GET and HEAD are served; a page socket that is not let in is
+forbidden; a page socket that is gets the hello, then the view; a page's message is taken when it is a JSON object within 4 KiB,
 and a longer one closes the socket (1009) before the table sees any of it; text that is
 not a JSON object is dropped.
 """
@@ -63,6 +64,18 @@ async def close_code(stream: trio.SocketStream) -> int:
             data = data[start + size :]
 
 
+async def text_frame(stream: trio.SocketStream) -> str:
+    """The next text frame the server sends (unmasked, as a server sends; small ones)."""
+    head = await stream.receive_some(2)
+    while len(head) < 2:
+        head += await stream.receive_some(2 - len(head))
+    assert head[0] == 0x81 and head[1] < 126, head
+    data = b""
+    while len(data) < head[1]:
+        data += await stream.receive_some(head[1] - len(data))
+    return data.decode()
+
+
 async def test_the_token_alone_or_a_file_with_more_after_it_is_not_found() -> None:
     server = PageServer(FakeTable(), token=TOKEN)
     async with trio.open_nursery() as nursery:
@@ -74,6 +87,23 @@ async def test_the_token_alone_or_a_file_with_more_after_it_is_not_found() -> No
         nursery.cancel_scope.cancel()
 
 
+async def test_only_get_and_head_are_served_and_a_refused_page_socket_is_forbidden() -> None:
+    server = PageServer(FakeTable(), token=TOKEN)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        here = f"127.0.0.1:{server.port}"
+        head = await request(server.port, get(f"/{TOKEN}/table.js", here).replace("GET", "HEAD"))
+        assert head.startswith(b"HTTP/1.1 200")
+        for method in ("POST", "PUT", "DELETE"):
+            answer = await request(
+                server.port, get(f"/{TOKEN}/table.js", here).replace("GET", method)
+            )
+            assert answer.startswith(b"HTTP/1.1 404") and answer.endswith(b"Not found.\n"), method
+        refused = await request(server.port, upgrade("/other/ws", here, f"http://{here}"))
+        assert refused.startswith(b"HTTP/1.1 403"), refused[:40]
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_page_message_is_taken_within_its_size_and_refused_beyond() -> None:
     table = FakeTable()
     server = PageServer(table, token=TOKEN)
@@ -81,6 +111,8 @@ async def test_a_page_message_is_taken_within_its_size_and_refused_beyond() -> N
         await nursery.start(server.serve)
         with trio.fail_after(10):
             stream = await page_socket(server.port)
+            first = [await text_frame(stream) for _ in range(2)]
+            assert first == [FakeTable().hello(), FakeTable().current()[1]]  # hello, then the view
             for junk in (b"not json", b"[1, 2]"):
                 await stream.send_all(frame(junk))
             largest = json.dumps({"play": "x" * (MAX_MESSAGE - 20)}).encode()

@@ -2,9 +2,10 @@
 
 A path that is the token alone, or a known file with more after it, is not found (never a
 crash, never the file); only GET and HEAD are served; a page socket that is not let in is
-forbidden; a page socket that is gets the hello, then the view; a page's message is taken when it is a JSON object within 4 KiB,
-and a longer one closes the socket (1009) before the table sees any of it; text that is
-not a JSON object is dropped.
+forbidden; a page socket that is gets the hello, then the view, and counts as a page open;
+a page's message is taken when it is a JSON object within 4 KiB, and a longer one closes
+the socket (1009) before the table sees any of it; text that is not a JSON object, and a
+binary message, are dropped and the socket stays.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+from importlib import resources
 
 import trio
 
@@ -21,16 +23,18 @@ from tests.ui.test_server import FakeTable, get, request, upgrade
 TOKEN = "s3cret-token"
 
 
-def frame(text: bytes) -> bytes:
-    """One masked text frame, as a browser sends it (RFC 6455 §5.2)."""
+def frame(text: bytes, opcode: int = 0x1) -> bytes:
+    """One masked frame (text unless ``opcode`` says otherwise), as a browser sends it
+    (RFC 6455 §5.2)."""
     mask = os.urandom(4)
     size = len(text)
+    first = 0x80 | opcode
     if size < 126:
-        head = struct.pack("!BB", 0x81, 0x80 | size)
+        head = struct.pack("!BB", first, 0x80 | size)
     elif size < 1 << 16:
-        head = struct.pack("!BBH", 0x81, 0x80 | 126, size)
+        head = struct.pack("!BBH", first, 0x80 | 126, size)
     else:
-        head = struct.pack("!BBQ", 0x81, 0x80 | 127, size)
+        head = struct.pack("!BBQ", first, 0x80 | 127, size)
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(text))
 
 
@@ -92,6 +96,9 @@ async def test_only_get_and_head_are_served_and_a_refused_page_socket_is_forbidd
     async with trio.open_nursery() as nursery:
         await nursery.start(server.serve)
         here = f"127.0.0.1:{server.port}"
+        script = await request(server.port, get(f"/{TOKEN}/table.js", here))
+        asset = resources.files("tarot_p2p.ui").joinpath("static", "table.js").read_bytes()
+        assert script.startswith(b"HTTP/1.1 200") and script.endswith(asset)
         head = await request(server.port, get(f"/{TOKEN}/table.js", here).replace("GET", "HEAD"))
         assert head.startswith(b"HTTP/1.1 200")
         for method in ("POST", "PUT", "DELETE"):
@@ -113,8 +120,10 @@ async def test_a_page_message_is_taken_within_its_size_and_refused_beyond() -> N
             stream = await page_socket(server.port)
             first = [await text_frame(stream) for _ in range(2)]
             assert first == [FakeTable().hello(), FakeTable().current()[1]]  # hello, then the view
+            assert table.pages == 1
             for junk in (b"not json", b"[1, 2]"):
                 await stream.send_all(frame(junk))
+            await stream.send_all(frame(b'{"binary": true}', opcode=0x2))  # not text: dropped
             largest = json.dumps({"play": "x" * (MAX_MESSAGE - 20)}).encode()
             assert len(largest) <= MAX_MESSAGE
             await stream.send_all(frame(largest))

@@ -8,7 +8,7 @@ settings common to all runs are mutmut's own ``[tool.mutmut]`` table. A folder k
 results, so running again only tests what changed.
 
     python tools/mutation.py run [MODULE ...]      mutate and test (all modules by default)
-    python tools/mutation.py retest [MODULE ...]   test the surviving mutants again (after
+    python tools/mutation.py retest [MODULE ...]   test again every mutant not killed (after
                                                    tests were added: mutmut keeps results)
     python tools/mutation.py report [MODULE ...]   the score of each module
     python tools/mutation.py survivors [MODULE ...]  every surviving mutant, as a diff
@@ -103,12 +103,13 @@ class Score:
     def line(self) -> str:
         killed, survived = self.count(KILLED), self.count(SURVIVED)
         no_tests = self.count({"no tests"})
-        tested = killed + survived
-        score = f"{100 * killed / tested:5.1f} %" if tested else "    -"
-        return (
+        unsure = len(self.statuses) - killed - survived  # not checked yet, or suspicious
+        score = f"{100 * killed / len(self.statuses):5.1f} %" if self.statuses else "    -"
+        line = (
             f"{self.module:40} {len(self.statuses):5} {killed:7} {survived - no_tests:9}"
             f" {no_tests:9} {score}"
         )
+        return line + (f"  ({unsure} not checked: run it again)" if unsure else "")
 
 
 def score(module: str) -> Score | None:
@@ -137,7 +138,8 @@ def main() -> None:
             again: list[str] = []
             if options.action == "retest":
                 result = score(module)
-                again = [n for n, s in (result.statuses if result else {}).items() if s in SURVIVED]
+                statuses = result.statuses if result else {}
+                again = [n for n, s in statuses.items() if s not in KILLED]
                 if not again:
                     continue
             where = prepare(module, pyproject, shared, modules[module])

@@ -1,11 +1,12 @@
 """The page's server at the edges of what it serves, over a real loopback socket.
 
 A path that is the token alone, or a known file with more after it, is not found (never a
-crash, never the file); only GET and HEAD are served; a page socket that is not let in is
-forbidden; a page socket that is gets the hello, then the view, and counts as a page open;
-a page's message is taken when it is a JSON object within 4 KiB, and a longer one closes
-the socket (1009) before the table sees any of it; text that is not a JSON object, and a
-binary message, are dropped and the socket stays.
+crash, never the file); only GET and HEAD are served, the transcript as a download. A page
+socket that is not let in is forbidden; one that is gets the hello, then each new view
+once, and counts as a page open until it goes. A page's message is taken when it is a JSON
+object within 4 KiB, and a longer one closes the socket (1009) before the table sees any
+of it; text that is not a JSON object, and a binary message, are dropped and the socket
+stays.
 """
 
 from __future__ import annotations
@@ -99,6 +100,9 @@ async def test_only_get_and_head_are_served_and_a_refused_page_socket_is_forbidd
         script = await request(server.port, get(f"/{TOKEN}/table.js", here))
         asset = resources.files("tarot_p2p.ui").joinpath("static", "table.js").read_bytes()
         assert script.startswith(b"HTTP/1.1 200") and script.endswith(asset)
+        download = (await request(server.port, get(f"/{TOKEN}/transcript.tp2p", here))).lower()
+        assert b"content-type: application/octet-stream" in download
+        assert b'content-disposition: attachment; filename="transcript.tp2p"' in download
         head = await request(server.port, get(f"/{TOKEN}/table.js", here).replace("GET", "HEAD"))
         assert head.startswith(b"HTTP/1.1 200")
         for method in ("POST", "PUT", "DELETE"):
@@ -133,4 +137,49 @@ async def test_a_page_message_is_taken_within_its_size_and_refused_beyond() -> N
             await stream.send_all(frame(json.dumps({"play": "y" * MAX_MESSAGE}).encode()))
             assert await close_code(stream) == 1009
             assert len(table.taken) == 1
+            await stream.aclose()
+            while table.pages:  # the server saw the socket go and counted it
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+
+
+class LiveTable(FakeTable):
+    """A table whose view changes when the test says so."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.version = 1
+        self.bumped = trio.Event()
+
+    def current(self) -> tuple[int, str]:
+        return self.version, json.dumps({"type": "view", "view": self.version})
+
+    async def changed(self, version: int) -> None:
+        while self.version == version:
+            await self.bumped.wait()
+            self.bumped = trio.Event()
+
+    def bump(self) -> None:
+        self.version += 1
+        self.bumped.set()
+
+
+async def test_each_new_view_is_pushed_once_and_a_closed_page_is_no_longer_counted() -> None:
+    table = LiveTable()
+    server = PageServer(table, token=TOKEN)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        with trio.fail_after(10):
+            stream = await page_socket(server.port)
+            assert [await text_frame(stream) for _ in range(2)] == [
+                table.hello(),
+                table.current()[1],
+            ]
+            table.bump()
+            assert await text_frame(stream) == table.current()[1]  # view 2, not view 1 again
+            assert table.pages == 1
+            await stream.send_all(struct.pack("!BB", 0x88, 0x80) + os.urandom(4))  # close
+            while table.pages:
+                await trio.sleep(0.01)
+            assert table.pages == 0
         nursery.cancel_scope.cancel()

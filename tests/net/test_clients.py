@@ -60,7 +60,14 @@ async def test_terminal_player_is_shown_the_hand_the_choices_and_every_trick(
     """The human seat's prompts, answered "1" each time: the game goes through, and the
     player saw the hand, the numbered legal choices and who took each trick."""
     lines: list[str] = []
-    human = TerminalPolicy(ask=answer, say=lines.append)
+
+    def take(prompt: str) -> str:
+        """As :func:`answer`, but a prise when it is offered: the deal is then played out."""
+        offered = (re.match(r"\s*(\d+)\. prise$", line, re.I) for line in lines[-8:])
+        prise = next((m for m in offered if m), None)
+        return prise[1] if prise and prompt.startswith("choice") else answer(prompt)
+
+    human = TerminalPolicy(ask=take, say=lines.append)
 
     def policy(i: int, peers: list[Peer]) -> Policy:
         return human if i == 2 else BotPolicy(i)
@@ -71,7 +78,7 @@ async def test_terminal_player_is_shown_the_hand_the_choices_and_every_trick(
     assert_agreement(game)
     text = "\n".join(lines)
     assert "Your cards:" in text and "   1. " in text
-    # The seeded game is played out (not an all-pass deal): 24 tricks at three players,
+    # The deal is played out (the human takes if nobody has): 24 tricks at three players,
     # each told with who played which card and who took it.
     told = [
         line

@@ -25,13 +25,14 @@ from tarot_p2p.meet.lobby import (
 )
 from tarot_p2p.protocol.codec import encode
 from tarot_p2p.protocol.identity import fingerprint
+from tarot_p2p.protocol.names import NameRefused
 from tests.meet.test_runner_lobby import KEYS, TABLE, host_setup
 
 
 def test_a_name_has_one_to_sixty_four_characters() -> None:
     assert clean_name("x" * MAX_NAME) == "x" * MAX_NAME
     for bad in ("x" * (MAX_NAME + 1), "   "):
-        with pytest.raises(LobbyError, match=r"^a player name has 1 to 64 characters$"):
+        with pytest.raises(NameRefused, match=r"^a player name has 1 to 64 characters"):
             clean_name(bad)
 
 

@@ -13,7 +13,7 @@ checkpoint between "append" and "wake the writers"), so every member sees the sa
 order. A peer connecting late, or again, is sent the log from its start (peers drop
 duplicates by the transcript's ``DUPLICATE`` verdict).
 
-Bounded, and the bounds fall on whoever exceeds them (``wire.md`` §7.3):
+Bounded, and the bounds fall on whoever exceeds them (``wire.md`` §7.4):
 
 * the log keeps at most ``max_backlog`` bytes; a member still owed trimmed entries skips
   them (and asks the peers for what it missed): a slow reader loses messages, never its
@@ -98,8 +98,6 @@ class _Entry:
 class _Member:
     ident: int
     cursor: int
-    skipped: int = 0
-    """Entries trimmed from the log before this member was sent them."""
 
 
 @dataclass(slots=True)
@@ -175,9 +173,7 @@ class Hub:
             cut += 1
         new_base = self._base + cut
         for member in self._members.values():
-            if member.cursor < new_base:
-                member.skipped += new_base - member.cursor
-                member.cursor = new_base
+            member.cursor = max(member.cursor, new_base)
         del self._log[:cut]
         self._log_bytes = keep_bytes
         self._base = new_base

@@ -31,6 +31,7 @@ from tarot_p2p.protocol.fairness import (
 )
 from tarot_p2p.protocol.fairness_render import headline, heat_map, render, to_json
 from tarot_p2p.protocol.transcript import TranscriptFileError, read_frames
+from tarot_p2p.protocol.wording import count_of
 
 UNREADABLE: Final = 2
 VERIFIER_BUG: Final = 70
@@ -187,16 +188,17 @@ def _summary(
     tables = len(found.counted)
     deals = sum(x.deals for x in stats.layouts)
     out = [
-        f"Fairness statistics over {_n(files, 'transcript file')}",
-        f"  counted: {_n(tables, 'table')} ({complete} complete, "
-        f"{tables - complete} stopped before the end), {_n(deals, 'deal')} opened, "
-        f"{_n(sum(d.tables for d in stats.draws), 'seat draw')}",
+        f"Fairness statistics over {count_of(files, 'transcript file')}",
+        f"  counted: {count_of(tables, 'table')} ({complete} complete, "
+        f"{tables - complete} stopped before the end), {count_of(deals, 'deal')} opened, "
+        f"{count_of(sum(d.tables for d in stats.draws), 'seat draw')}",
     ]
     if void or unfinished:
         share = 100 * (void + unfinished) / (deals + void + unfinished)
         out.append(
             _indent(
-                f"not counted: {_n(void, 'void deal')} (everybody passed, or a petit sec) and "
+                f"not counted: {count_of(void, 'void deal')} (everybody passed, or a petit sec) "
+                f"and "
                 f"{unfinished} that stopped before their cards were opened ({share:.0f} % "
                 "of the deals): their cards were never shown, so nobody can count them. Deals "
                 "nobody took tend to be weak ones, so when many are missing the oudlers and "
@@ -204,7 +206,7 @@ def _summary(
             )
         )
     if found.skipped:
-        out.append(f"  skipped {_n(len(found.skipped), 'file')}:")
+        out.append(f"  skipped {count_of(len(found.skipped), 'file')}:")
         out.extend(f"    {path}: {why}" for path, why in found.skipped)
     if picture is not None:
         out.append(f"  picture: heat map of card by place written to {picture}")
@@ -213,7 +215,3 @@ def _summary(
 
 def _indent(text: str) -> str:
     return textwrap.fill(text, 92, initial_indent="  ", subsequent_indent="    ")
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -28,6 +28,7 @@ from tarot_p2p.protocol.audit_report import (
 )
 from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.protocol.table import Phase
+from tarot_p2p.protocol.wording import count_of
 from tarot_p2p.rules.cards import CardSet, card_name, cards_of
 from tarot_p2p.rules.config import GameEnd, Penalty, TableConfig
 from tarot_p2p.rules.scoring import Contract
@@ -117,8 +118,8 @@ def _config_lines(config: TableConfig) -> list[str]:
     fields = _config_fields(config)
     defaults = _config_fields(TableConfig(players=config.players))
     length = {
-        GameEnd.DEALS: _n(config.game_length, "deal"),
-        GameEnd.ROUNDS: _n(config.game_length, "round"),
+        GameEnd.DEALS: count_of(config.game_length, "deal"),
+        GameEnd.ROUNDS: count_of(config.game_length, "round"),
         GameEnd.POINTS: f"until a total above {config.game_length}",
     }[config.game_end]
     variants = [
@@ -192,7 +193,7 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
         out.append("  deal: not public (the hand did not reach its final opening)")
     if h.score is not None and h.outcome is not None:
         s, outcome = h.score, h.outcome
-        oudlers = _n(outcome.attack_oudlers, "oudler")
+        oudlers = count_of(outcome.attack_oudlers, "oudler")
         verdict = f"made by {s.difference}" if s.made else f"failed by {-s.difference}"
         penalty = "" if s.attack_wins == s.made else ", reversed by the penalty"
         out.append(
@@ -214,7 +215,7 @@ def _hand_lines(report: TranscriptReport, h: HandSummary) -> list[str]:
             out.append("  offences found by the rules audit: none")
     if h.scores is not None:
         line = ", ".join(f"{name(s)} {_signed_score(v)}" for s, v in enumerate(h.scores))
-        out.append(f"  agreed scores, signed by {_n(len(h.signed_by), 'player')}: {line}")
+        out.append(f"  agreed scores, signed by {count_of(len(h.signed_by), 'player')}: {line}")
     elif h.signed_by:
         out.append(f"  score line signed so far by: {', '.join(name(s) for s in h.signed_by)}")
     return out
@@ -274,13 +275,15 @@ def render(report: TranscriptReport, label: str = "transcript") -> str:
     out.extend(
         [
             "",
-            f"Verified  {_n(t.signatures, 'signature')} (every verified record), "
-            f"{_n(t.score_signatures, 'score signature')} among them",
-            f"          {_n(t.key_proofs, 'key proof')}, {_n(t.shuffle_proofs, 'shuffle proof')}, "
-            f"{_n(t.share_proofs, 'share proof')} ({_n(t.decryption_shares, 'decryption share')})",
-            f"          {_n(t.cards_opened, 'masked card')} opened, "
-            f"{_n(t.moves, 'move')} checked by the rules engine, "
-            f"{_n(t.hands_audited, 'hand')} audited after the fact",
+            f"Verified  {count_of(t.signatures, 'signature')} (every verified record), "
+            f"{count_of(t.score_signatures, 'score signature')} among them",
+            f"          {count_of(t.key_proofs, 'key proof')}, "
+            f"{count_of(t.shuffle_proofs, 'shuffle proof')}, "
+            f"{count_of(t.share_proofs, 'share proof')} "
+            f"({count_of(t.decryption_shares, 'decryption share')})",
+            f"          {count_of(t.cards_opened, 'masked card')} opened, "
+            f"{count_of(t.moves, 'move')} checked by the rules engine, "
+            f"{count_of(t.hands_audited, 'hand')} audited after the fact",
         ]
     )
     return "\n".join(out)
@@ -289,10 +292,6 @@ def render(report: TranscriptReport, label: str = "transcript") -> str:
 def _ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, 5th (a table has at most five places)."""
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th') }"
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def render_comparison(

@@ -23,6 +23,7 @@ from tarot_p2p.protocol.fairness import (
     Test,
     Verdict,
 )
+from tarot_p2p.protocol.wording import count_of
 from tarot_p2p.rules.cards import DECK_SIZE, SUIT_OF, card_name
 
 _WHAT: Final[dict[Kind, str]] = {
@@ -100,8 +101,8 @@ def headline(report: FairnessReport) -> str:
     tables = sum(d.tables for d in report.draws)
     flagged = f", {len(report.flagged)} beyond chance" if report.flagged else ""
     return (
-        f"{_HEADLINES[report.verdict]}: {_n(report.run, 'test')} run{flagged} on "
-        f"{_n(deals, 'deal')} and {_n(tables, 'seat draw')}"
+        f"{_HEADLINES[report.verdict]}: {count_of(report.run, 'test')} run{flagged} on "
+        f"{count_of(deals, 'deal')} and {count_of(tables, 'seat draw')}"
     )
 
 
@@ -111,7 +112,8 @@ def render(report: FairnessReport) -> str:
     if report.run:
         intro.append(
             _wrap(
-                f"{_n(report.run, 'test')} run. A test flags a bias when its p-value is below "
+                f"{count_of(report.run, 'test')} run. A test flags a bias when its p-value is "
+                f"below "
                 f"{report.alpha:g} / {report.run} = {_p(report.threshold)} (Bonferroni): so "
                 f"a fair table is called biased less than {_one_in(report.alpha)}, however "
                 "many tests run."
@@ -157,7 +159,7 @@ def _too_few(tests: Sequence[Test], what: str) -> str:
 def _layout_head(layout: LayoutStats) -> list[str]:
     sizes = ", ".join(f"{p} {s}" for p, s in zip(layout.places, layout.sizes, strict=True))
     return [
-        f"{layout.name}: {_n(layout.deals, 'deal')}",
+        f"{layout.name}: {count_of(layout.deals, 'deal')}",
         _wrap(
             "Places are counted from the dealer: dealer+1 is served first and plays first"
             + ("; the dealer is served last" if "dealer" in layout.places else "")
@@ -171,7 +173,7 @@ def _draw_head(draw: DrawStats) -> list[str]:
         f"{'the host' if m == 0 else f'member {m}'} {row[0]}" for m, row in enumerate(draw.counts)
     )
     return [
-        f"Seat draw at {draw.players} players (hand 0): {_n(draw.tables, 'table')}",
+        f"Seat draw at {draw.players} players (hand 0): {count_of(draw.tables, 'table')}",
         _wrap(
             "Members are numbered in join order, the host first. First dealer (seat 0): "
             f"{first} ({draw.tables / draw.players:.1f} each for a fair draw)."
@@ -201,10 +203,6 @@ def _detail(test: Test, layout: LayoutStats, report: FairnessReport) -> list[str
         )
         out.append(_wrap(f"{card_name(c)}: {where} (fair average in brackets)", indent=6))
     return out
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _one_in(alpha: float) -> str:
@@ -343,7 +341,8 @@ def heat_map(report: FairnessReport) -> str | None:
     for layout in panels:
         y += 24
         state = "" if layout.card_p is not None else " (too few deals for the tests)"
-        parts.append(_text(10, y, f"{layout.name}: {_n(layout.deals, 'deal')}{state}", size=13))
+        title = f"{layout.name}: {count_of(layout.deals, 'deal')}{state}"
+        parts.append(_text(10, y, title, size=13))
         y += 8
         for p, place in enumerate(layout.places):
             top = y + p * _CELL_H

@@ -67,6 +67,27 @@ def wait_for(what: str, check: Callable[[], object], deadline: float) -> object:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def start_relay(folder: Path, deadline: float, *options: str) -> tuple[Program, str]:
+    """A standalone ``relay`` process on 127.0.0.1 (with ``options``) and its profile in
+    ``folder``, and the address it listens on once it says so."""
+    relay = Program(
+        ["relay", "--listen", "127.0.0.1", "--port", "0", *options,
+         "--profile", str(folder / "relay")],
+        folder / "relay.log",
+    )  # fmt: skip
+    try:
+        found = wait_for(
+            "the relay",
+            lambda: re.search(r"relay listening on 127\.0\.0\.1:(\d+)", relay.output()),
+            deadline,
+        )
+    except AssertionError:
+        relay.kill()
+        raise
+    assert isinstance(found, re.Match)
+    return relay, f"127.0.0.1:{found[1]}"
+
+
 def records(profile: Path) -> list[SignedEnvelope]:
     """The envelopes of the (one) table in ``profile``, as its transcript file holds them."""
     found = sorted(profile.glob("tables/*/transcript.tp2p"))
@@ -218,19 +239,11 @@ def relay_table(
     players, the relay's address. ``public``: the relay's --public-address, which the
     players do not use (they reach the relay by its loopback address)."""
     deadline = time.monotonic() + 30
-    command = ["relay", "--listen", "127.0.0.1", "--port", "0"]
-    if public is not None:
-        command += ["--public-address", public]
-    relay = Program([*command, "--profile", str(tmp_path / "relay")], tmp_path / "relay.log")
+    relay, address = start_relay(
+        tmp_path, deadline, *([] if public is None else ["--public-address", public])
+    )
     programs: list[Program] = []
     try:
-        found = wait_for(
-            "the relay",
-            lambda: re.search(r"relay listening on 127\.0\.0\.1:(\d+)", relay.output()),
-            deadline,
-        )
-        assert isinstance(found, re.Match)
-        address = f"127.0.0.1:{found.group(1)}"
         host = ["host", "--bot", "--players", "3", "--deals", str(deals), "--relay", address]
         programs.append(Program([*host, "--profile", str(tmp_path / "p0")], tmp_path / "p0.log"))
         said = wait_for(

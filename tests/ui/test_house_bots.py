@@ -10,7 +10,7 @@ import pytest
 
 from tarot_p2p.cli.house_bots import bot_names
 from tarot_p2p.cli.main import build_parser
-from tests.seat.test_resume_processes import LIMIT, Program, wait_for
+from tests.seat.test_resume_processes import LIMIT, Program, start_relay, wait_for
 
 
 def host(*argv: str) -> int:
@@ -61,19 +61,9 @@ def test_house_bots_sit_through_the_relay(tmp_path: Path) -> None:
     programs: the house bots dial the relay as the host does, and the game finishes with
     one transcript everywhere."""
     deadline = time.monotonic() + LIMIT
-    relay = Program(
-        ["relay", "--listen", "127.0.0.1", "--port", "0", "--profile", str(tmp_path / "relay")],
-        tmp_path / "relay.log",
-    )
+    relay, address = start_relay(tmp_path, deadline)
     programs = [relay]
     try:
-        found = wait_for(
-            "the relay",
-            lambda: re.search(r"relay listening on 127\.0\.0\.1:(\d+)", relay.output()),
-            deadline,
-        )
-        assert isinstance(found, re.Match)
-        address = f"127.0.0.1:{found[1]}"
         host = Program(
             ["host", "--bot", "--bots", "2", "--deals", "1", "--relay", address,
              "--name", "Zoé", "--profile", str(tmp_path / "host")],

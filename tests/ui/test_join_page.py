@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.seat.test_resume_processes import ENV, PYTHON, Program, wait_for
+from tests.seat.test_resume_processes import ENV, PYTHON, Program, start_relay, wait_for
 
 
 def fake_browser(tmp_path: Path) -> tuple[dict[str, str], Path]:
@@ -26,19 +26,9 @@ def test_the_browser_opens_once_the_code_is_accepted_and_never_on_a_wrong_one(
 ) -> None:
     deadline = time.monotonic() + 90
     env, opened = fake_browser(tmp_path)
-    relay = Program(
-        ["relay", "--listen", "127.0.0.1", "--port", "0", "--profile", str(tmp_path / "relay")],
-        tmp_path / "relay.log",
-    )
+    relay, address = start_relay(tmp_path, deadline)
     programs = [relay]
     try:
-        found = wait_for(
-            "the relay",
-            lambda: re.search(r"relay listening on 127\.0\.0\.1:(\d+)", relay.output()),
-            deadline,
-        )
-        assert isinstance(found, re.Match)
-        address = f"127.0.0.1:{found[1]}"
         host = Program(
             ["host", "--bot", "--players", "3", "--relay", address,
              "--profile", str(tmp_path / "host")],

@@ -50,12 +50,16 @@ class Slot:
     seq: int
     prev: bytes
     absent: int
+    """The silent **seat** (the payload's ``s``), numbered as every sender from hand 1 on."""
 
 
 @dataclass(frozen=True, slots=True)
 class Claim:
     slot: Slot
     member: int
+    """The claimer's **member index** (the payload's ``m``): its place in the set-up's
+    roster, which names the key that signs, so a claim is checked against the roster alone;
+    the claimer's seat is the one whose member this is (``table.md`` §3.1)."""
     signature: bytes
 
 

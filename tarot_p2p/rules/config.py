@@ -91,9 +91,11 @@ class Penalty(enum.StrEnum):
 
 class Abandon(enum.StrEnum):
     END = "end"
-    """After a seat's abandon is scored, the game ends: the sheet, signed, is final."""
+    """After a hand whose absent seat the stand-in played, the game ends: the sheet, signed,
+    is final."""
     CONTINUE = "continue"
-    """The game goes on: the absent player may come back, and loses each hand he misses."""
+    """The game goes on: the absent player may come back; until then its stand-in plays each
+    hand it misses."""
 
 
 FORFEIT_LIMITS = (30, 86_400)
@@ -123,8 +125,9 @@ class TableConfig:
     game_end: GameEnd = GameEnd.ROUNDS
     game_length: int = 1
     forfeit_after: int = 300
-    """Seconds a player may stay silent when it is his turn before the others may score his
-    abandon (they must all agree). Time for a human to come back after a dropped link."""
+    """Seconds a player may stay silent when it is his turn before the others may claim him
+    absent (they must all agree) and let the stand-in finish his hand. Time for a human to
+    come back after a dropped link."""
     abandon: Abandon = Abandon.END
 
     def __post_init__(self) -> None:

@@ -34,7 +34,9 @@ class LineKind(enum.StrEnum):
     PETIT_SEC = "petit_sec"
     """A player showed the petit sec and the deal was void."""
     ABANDON = "abandon"
-    """A player stayed silent past the forfeit time: he loses the deal alone."""
+    """A priced abandon (he lost the deal alone): only in the saved games of programs
+    before the stand-in (table-config/v1); a hand with an absent seat is now a ``HAND`` or
+    void line (``protocol/game.md`` §6)."""
 
 
 SCORED = frozenset({LineKind.HAND, LineKind.ABANDON})

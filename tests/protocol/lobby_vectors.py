@@ -33,6 +33,25 @@ def seed(label: str) -> bytes:
     return hashlib.sha256(b"tarot-p2p vector lobby " + label.encode()).digest()
 
 
+FOLDED_HOST = "Stra\u00dfe"
+FOLDED = ("STRASSE", "Filou", "\ufb01lou", "strasse")
+"""Names equal to a taken one only under full case folding (CaseFolding.txt status F:
+\u00df is "ss", the ligature \ufb01 is "fi"), which the host makes unique (lobby.md §2)."""
+
+
+def folded_seating() -> dict[str, Any]:
+    """The host's seating of names that only full case folding finds taken."""
+    host = Ed25519PrivateKey.from_private_bytes(seed("folding host"))
+    seating = Seating(len(FOLDED) + 1, host.public_key(), FOLDED_HOST)
+    seated = []
+    for i, choice in enumerate(FOLDED):
+        key = Ed25519PrivateKey.from_private_bytes(seed(f"folding joiner {i}"))
+        seat = seating.offer(join_request(key, choice, TABLE_ID), TABLE_ID, float(i))
+        assert seat is not None
+        seated.append({"typed": choice, "seated_as": seat.name})
+    return {"host_name": FOLDED_HOST, "requests": seated, "roster_names": list(seating.names)}
+
+
 def build() -> dict[str, Any]:
     host = Ed25519PrivateKey.from_private_bytes(seed("host"))
     seating = Seating(5, host.public_key(), " Ana ")
@@ -82,13 +101,16 @@ def build() -> dict[str, Any]:
         "wire = msgpack [bin payload, bin signature]; seated_as = the name the host puts in "
         "the set-up, in relay order after the host, named 'Ana' (typed ' Ana '). Then "
         "the second joiner sends a leave request (§1.1: the same form, k: 'leave'): the host "
-        "unseats it and the joiners after it move up (roster_after_leave).",
+        "unseats it and the joiners after it move up (roster_after_leave). 'folding': "
+        "another table, whose host is 'Stra\u00dfe', seats names that full case folding "
+        "(str.casefold) finds taken: each made unique by the smallest free ' (k)'.",
         "table_id": TABLE_ID.hex(),
         "host_name": seating.names[0],
         "requests": requests,
         "roster_names": roster,
         "leave": leave,
         "roster_after_leave": list(seating.names),
+        "folding": folded_seating(),
     }
 
 

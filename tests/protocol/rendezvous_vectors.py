@@ -23,8 +23,14 @@ from tests.protocol.wire_vectors import TABLE_ID, VECTOR_DIR, identity
 FILE = "rendezvous_exchange.json"
 
 
+ED25519_ORDER = 2**252 + 27742317777372353535851937790883648493
+"""L, the order of the Ed25519 group python-spake2 works in."""
+
+
 def stream(label: str) -> Callable[[int], bytes]:
-    """Deterministic bytes: SHA-256(label || counter) blocks, for SPAKE2's ``entropy_f``."""
+    """Deterministic bytes, for SPAKE2's ``entropy_f``: block ``k`` is SHA-256(UTF-8 label ||
+    u32 big-endian k); the counter starts at 0 and runs on across calls; a call takes the
+    next whole blocks and drops what it does not use of the last one (``rendezvous.md`` §6)."""
     counter = 0
 
     def entropy(count: int) -> bytes:
@@ -36,6 +42,12 @@ def stream(label: str) -> Callable[[int], bytes]:
         return out[:count]
 
     return entropy
+
+
+def secret_scalar(label: str) -> int:
+    """The side's SPAKE2 secret: python-spake2 0.9 draws it once, as 64 bytes read as a
+    big-endian integer reduced mod L, so it is blocks 0 and 1 of the label's stream."""
+    return int.from_bytes(stream(label)(64), "big") % ED25519_ORDER
 
 
 def build() -> dict[str, object]:
@@ -60,6 +72,8 @@ def build() -> dict[str, object]:
                 "joiner_password": typed.text(),
                 "joiner_entropy_label": f"joiner {label}",
                 "host_entropy_label": f"host {label}",
+                "joiner_scalar": secret_scalar(f"joiner {label}").to_bytes(32, "big").hex(),
+                "host_scalar": secret_scalar(f"host {label}").to_bytes(32, "big").hex(),
                 "messages": [m.hex() for m in (m1, m2, m3, m4)],
                 "host_accepts": right,
             }
@@ -67,7 +81,11 @@ def build() -> dict[str, object]:
     return {
         "description": "The short code's exchange (protocol/rendezvous.md): SPAKE2 (python-spake2 "
         "0.9 defaults, Ed25519 group, joiner side A, host side B) with randomness from "
-        "SHA-256(label || u32 counter) blocks, then the confirmation and the sealed invitation.",
+        "one stream per side and case: block k = SHA-256(UTF-8 label || u32 big-endian k), k "
+        "from 0, running on across calls, a call taking the next whole blocks and dropping "
+        "the unused end of the last; each side calls it once for 64 bytes, its secret scalar "
+        "being those bytes as a big-endian integer mod L (given as 32 bytes big-endian); "
+        "then the confirmation and the sealed invitation.",
         "id_a": JOINER_ID.decode(),
         "id_b": HOST_ID.decode(),
         "host_password": code.text(),

@@ -63,9 +63,9 @@ class Scenario:
     cheat: bool = False
     """The taker shows a discarded suit card as a trump; a later message exposes him."""
     abandon: str = ""
-    """``"bidding"``: the first bidder of hand 1 stays silent; ``"play"``: the expected
-    player once ten cards are played. Every other seat claims him absent, the lowest of
-    them sends the abandon, the others release his key and play on with his stand-in."""
+    """Who of hand 1 stays silent, and when (see :func:`_goes_silent`). Every other seat
+    claims it absent, the lowest of them sends the abandon, the others release its key
+    and play on with its stand-in."""
 
 
 def _one_deal(players: int, **options: Any) -> TableConfig:
@@ -109,6 +109,30 @@ SCENARIOS: tuple[Scenario, ...] = (
         b"tarot-p2p vector abandon seat %d",
         Bot(contract=Contract.GARDE, seed=7),
         abandon="bidding",
+    ),
+    Scenario(
+        "table_abandon_after_bid_4",
+        _one_deal(4),
+        ("Ana", "Ben", "Cleo", "Dan"),
+        b"tarot-p2p vector abandon after bid seat %d",
+        Bot(contract=Contract.GARDE, seed=9),
+        abandon="after_bid",
+    ),
+    Scenario(
+        "table_abandon_dead_5",
+        _one_deal(5, five_player_mode=FivePlayerMode.DEAD_HAND),
+        ("Ana", "Ben", "Cleo", "Dan", "Eva"),
+        b"tarot-p2p vector abandon dead hand seat %d",
+        Bot(contract=Contract.GARDE, seed=10),
+        abandon="bidding",
+    ),
+    Scenario(
+        "table_abandon_dead_seat_5",
+        _one_deal(5, five_player_mode=FivePlayerMode.DEAD_HAND),
+        ("Ana", "Ben", "Cleo", "Dan", "Eva"),
+        b"tarot-p2p vector dead seat silent seat %d",
+        Bot(contract=Contract.GARDE, seed=12),
+        abandon="dead_seat",
     ),
     Scenario(
         "table_stand_in_4",
@@ -166,6 +190,23 @@ def _lying_ecart(taker: Peer, keys: list[Ed25519PrivateKey]) -> bytes:
     ).wire
 
 
+def _goes_silent(kind: str, hand: HandMachine, sender: int) -> bool:
+    """Whether ``sender``, expected now in hand 1, is the one that stays silent:
+    ``"bidding"`` the first bidder; ``"after_bid"`` the first bidder after a contract was
+    bid; ``"play"`` the expected player once ten cards are played; ``"dead_seat"`` the
+    dealer sitting out a five-seat hand, at its DEAL turn (it speaks in every round)."""
+    if hand.hand != 1:
+        return False
+    bids = [x for _, x in hand.history if isinstance(x, a.Bid) and x.contract]
+    played = sum(isinstance(x, a.Play) for _, x in hand.history)
+    return {
+        "bidding": hand.phase is Phase.BIDDING,
+        "after_bid": hand.phase is Phase.BIDDING and bool(bids),
+        "play": hand.phase is Phase.PLAY and played >= 10,
+        "dead_seat": hand.phase is Phase.DEAL and sender == hand.dealer,
+    }[kind]
+
+
 def play(
     scenario: Scenario, claims: list[bytes] | None = None
 ) -> tuple[Peer, HandMachine, list[bytes], CheatExposed | None]:
@@ -207,15 +248,7 @@ def play(
             break
         peer = next(p for p in peers if p.seat == sender)
         hand = observer.hand
-        played = sum(isinstance(x, a.Play) for _, x in hand.history)
-        silence = {"bidding": hand.phase is Phase.BIDDING, "play": played >= 10}
-        if (
-            scenario.abandon
-            and liar is None
-            and hand.hand == 1
-            and hand.phase.value == scenario.abandon
-            and silence[scenario.abandon]
-        ):
+        if scenario.abandon and liar is None and _goes_silent(scenario.abandon, hand, sender):
             liar = peer  # silent from now on
             present = [p for p in peers if p is not peer]
             speaker = next(p for p in present if p.seat == hand.present_speaker())

@@ -95,6 +95,22 @@ def test_non_default_config_parses_and_re_encodes() -> None:
     assert names == [k for k, _ in DEFAULT_FIELDS]
 
 
+NUMBERS = {13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen", 17: "seventeen"}
+
+
+def test_the_spec_lists_the_fields_it_counts() -> None:
+    """game.md §2.1's table names the fields in the vector's order, with the defaults the
+    vector encodes, and the sentence above it counts them (it once said thirteen of
+    fifteen)."""
+    text = (VECTOR_DIR.parent / "game.md").read_text(encoding="utf-8")
+    section = text.split("### 2.1 Encoding", 1)[1].split("### 2.2", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| ")]
+    numbered = [(cells[1].strip(), cells[2].strip().strip("`")) for cells in rows[1:]]
+    assert numbered == [(str(i), k) for i, (k, _) in enumerate(DEFAULT_FIELDS, 1)]
+    count = NUMBERS[len(DEFAULT_FIELDS)]
+    assert f"for each of the {count} fields below" in " ".join(section.split())
+
+
 @pytest.mark.parametrize(
     "change",
     [

@@ -80,3 +80,29 @@ def test_our_normalisation_is_the_specs() -> None:
     assert {chr(c) for c in range(0x110000) if chr(c).isspace()} == set(WHITE)
     for c in WHITE:
         assert clean_name(f" a{c}{c}b{c}") == "a b"
+
+
+# CaseFolding.txt (Unicode 14.0.0), the entries the folding vector needs: status C (simple)
+# for the capitals, status F (full: one letter to several) for \u00df and \ufb01.
+FULL_FOLDING = {**{chr(c): chr(c + 32) for c in range(0x41, 0x5B)}, "\u00df": "ss", "\ufb01": "fi"}
+
+
+def fold(name: str) -> str:
+    return "".join(FULL_FOLDING.get(c, c) for c in name)
+
+
+def test_folding_independently() -> None:
+    """lobby.md §2: a name is taken when its full case folding is a taken one's; Python's
+    ``str.casefold`` is that folding (checked on these letters)."""
+    folding = STORED["folding"]
+    taken = [folding["host_name"]]
+    for request in folding["requests"]:
+        name, suffix = request["typed"], 2
+        seated = name
+        while fold(seated) in {fold(t) for t in taken}:
+            seated, suffix = f"{name[:58]} ({suffix})", suffix + 1
+        assert request["seated_as"] == seated and seated.casefold() == fold(seated).casefold()
+        taken.append(seated)
+    assert folding["roster_names"] == taken
+    assert [r["seated_as"] != r["typed"] for r in folding["requests"]] == [True, False, True, True]
+    assert all(fold(k) == k.casefold() for k in FULL_FOLDING)

@@ -17,6 +17,8 @@ from tarot_p2p.protocol.names import (
     for_terminal,
     look_alike,
 )
+from tarot_p2p.protocol.table import TableMachine
+from tarot_p2p.rules.config import TableConfig
 
 ATTACKS = {
     "Bob\x1b[2J": ("a control character", "\\x1b"),  # clears the screen
@@ -102,3 +104,22 @@ def test_look_alike_keys() -> None:
     assert look_alike("Stra\u00dfe") == look_alike("STRASSE")
     assert look_alike("Alice") != look_alike("\u0410lice")  # Cyrillic: not by this key
     assert look_alike("Alice") != look_alike("Alicia")
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("Stra\u00dfe", "STRASSE", "Bob"),  # full case folding: \u00df is "ss"
+        ("\ufb01lou", "FILOU", "Bob"),  # the ligature folds to "fi"
+        ("Ana", " ana\u3000", "Bob"),  # trimmed first (IDEOGRAPHIC SPACE is Zs)
+        ("Ana", "\u2003", "Bob"),  # EM SPACE alone: empty once trimmed
+    ],
+)
+def test_a_setup_whose_names_are_equal_once_trimmed_and_folded_is_refused(
+    names: tuple[str, str, str],
+) -> None:
+    """table.md §4.1: trim (str.strip) then full case folding (str.casefold)."""
+    config = TableConfig(players=3)
+    with pytest.raises(ValueError):
+        TableMachine(config, bytes(32), [bytes([i]) * 32 for i in range(3)], list(names))
+    TableMachine(config, bytes(32), [bytes([i]) * 32 for i in range(3)], ["Ana", "Bea", "Bob"])

@@ -20,10 +20,14 @@ from tarot_p2p.conformance.cheats import (
     cheat_act,
     cheat_discard,
     cheat_play,
+    escrow_secret,
     false_complaint,
+    sign_next,
     wrong_release,
 )
+from tarot_p2p.crypto.group import scalar_to_bytes
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import HandMachine, Phase
@@ -262,3 +266,24 @@ def test_a_wrong_release_is_its_senders_violation_and_a_second_silence_no_abando
     wire = wrong_release(cheater, table.key_of(1, releaser), DeterministicRandom(b"c"))
     refused = deliver(table, cheater, wire)
     assert len(refused) == 3 and all(r.seat == releaser for r in refused)
+
+
+@pytest.mark.parametrize("fault", ["itself", "no such seat", "not a scalar"])
+def test_a_complaint_naming_no_escrow_or_bearing_no_scalar_is_the_complainers_violation(
+    fault: str,
+) -> None:
+    """table.md §3 SHUFFLE, crypto.md §10.5: a complaint of the sender's own escrow, of a
+    seat with none (owner ≥ n), or whose e is 32 bytes ≥ n, blames the complainer."""
+    table = make_table(one_deal(4), seed=b"complaint owner")
+    until(table, lambda h: h.phase is Phase.SHUFFLE and len(h.accepted) == 1)
+    liar = table.peer_at(1)
+    e = scalar_to_bytes(escrow_secret(liar))
+    body = {
+        "itself": m.Complaint(1, e),
+        "no such seat": m.Complaint(4, e),
+        "not a scalar": m.Complaint(0, b"\xff" * 32),
+    }[fault]
+    refused = deliver(table, liar, sign_next(liar, table.key_of(1, 1), body))
+    assert len(refused) == 4 and all(
+        r.seat == 1 and not isinstance(r, CheatExposed) for r in refused
+    )

@@ -412,20 +412,3 @@ def score_misere_deal(
 def _points(half_points: int) -> str:
     """Half-points as a human reads them: 83 -> '41.5'."""
     return f"{half_points // 2}.5" if half_points % 2 else str(half_points // 2)
-
-
-def score_abandon(config: TableConfig, seat: int, contract: Contract | None) -> tuple[int, ...]:
-    """The line of a deal ``seat`` abandoned (silent past the table's forfeit time).
-
-    He loses alone, as a taker who fell "juste" would: each other player receives 25 times
-    the multiplier of the contract taken (that of a garde when no contract was taken yet),
-    and he pays it all. So leaving after a look at one's cards never pays: it costs at
-    least what losing the deal would have, and his partners lose nothing by him. Under
-    ``Penalty.REPORT_ONLY`` the line is recorded with no points."""
-    if not 0 <= seat < config.players:
-        raise ValueError(f"seat must be 0..{config.players - 1}")
-    if config.penalty is Penalty.REPORT_ONLY:
-        return (0,) * config.players
-    each = BASE * MULTIPLIER[contract if contract is not None else Contract.GARDE]
-    others = config.players - 1
-    return tuple(-each * others if s == seat else each for s in range(config.players))

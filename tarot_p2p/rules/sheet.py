@@ -136,8 +136,8 @@ class ScoreSheet:
             self._abandoned = self._abandoned or self.config.abandon is Abandon.END
 
     def add_abandon(self, seat: int, scores: Sequence[int], note: str = "") -> SheetLine:
-        """Record the abandon of ``seat`` (``scoring.score_abandon``); under
-        ``Abandon.END`` the game is over after it."""
+        """Record the abandon of ``seat`` as a version-1 game priced it (read back from an
+        older game's record); under ``Abandon.END`` the game is over after it."""
         self._check_open()
         line = tuple(scores)
         if len(line) != self.config.players or sum(line) != 0:

@@ -11,6 +11,8 @@ Figures, per hand (hands 1..N; the set-up and seat draw, once per table, apart):
 
 * wall time from the end of the previous hand until the last peer holds the hand's last
   signed score line;
+* cards after previous: from that end of the previous hand until the last peer sees its
+  own cards of this hand (the wait between two deals);
 * envelope bytes: the signed messages of the hand, each counted once (what one copy of
   the transcript grows by, and what all the peers together upload);
 * TCP bytes into the hub (every peer's uplink: envelopes plus Noise framing and tags) and
@@ -37,6 +39,7 @@ from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from delay_proxy import DelayProxy
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.crypto.shuffle import precompute_tables
@@ -60,6 +63,8 @@ class Clocked:
     def __init__(self, seed: int) -> None:
         self.bot = BotPolicy(seed)
         self.marks: dict[int, float] = {}
+        self.dealt: dict[int, float] = {}
+        """Hand number -> when this seat's cards of that hand were opened to it."""
 
     async def decide(self, peer: Peer, refused: str | None) -> Decision:
         choice = await self.bot.decide(peer, refused)
@@ -74,12 +79,18 @@ class Clocked:
         sheet = peer.sheet
         if sheet is not None:
             self.marks.setdefault(len(sheet.lines), time.time())
+        if peer.dealt is not None:
+            self.dealt.setdefault(peer.hand.hand, time.time())
+
+
+Marks = tuple[dict[int, float], list[tuple[int, int]], dict[int, float]]
 
 
 async def play_seat(
     i: int, code: JoinCode, key: Ed25519PrivateKey, config: TableConfig, data_dir: Path
-) -> tuple[dict[int, float], list[tuple[int, int]]]:
-    """One seat: its sheet's growth times and its transcript's (hand, bytes) per message."""
+) -> Marks:
+    """One seat: its sheet's growth times, its transcript's (hand, bytes) per message and
+    when each hand's cards were opened to it."""
     link = await connect(code, key)
     if i == 0:
         peer = await host_table(link, key, "P0", config, code.table_id)
@@ -91,7 +102,7 @@ async def play_seat(
     await link.aclose()
     if not outcome.finished:
         raise RuntimeError(f"seat {i}: {outcome.abort}")
-    return policy.marks, [(e.hand, len(e.wire)) for e in peer.transcript]
+    return policy.marks, [(e.hand, len(e.wire)) for e in peer.transcript], policy.dealt
 
 
 def seat_process(i: int, code: str, config: bytes, data_dir: str, out: Any) -> None:
@@ -102,12 +113,17 @@ def seat_process(i: int, code: str, config: bytes, data_dir: str, out: Any) -> N
     out.put((i, trio.run(play_seat, i, JoinCode.decode(code), key, rules, Path(data_dir))))
 
 
-async def run_table(players: int, deals: int, data_dir: Path, processes: bool) -> dict[str, Any]:
+async def run_table(
+    players: int, deals: int, data_dir: Path, processes: bool, delay: float = 0.0
+) -> dict[str, Any]:
+    """One table of ``players`` bots for ``deals`` hands; with ``delay`` > 0 every seat
+    reaches the hub through a :class:`~delay_proxy.DelayProxy` adding that many seconds
+    each way."""
     config = TableConfig(players=players, game_end=GameEnd.DEALS, game_length=deals)
     hub = Hub(Ed25519PrivateKey.generate(), secrets.token_bytes(32), secrets.token_bytes(16))
     hosted = HostedHub(hub)
     samples: list[tuple[float, int, int]] = []
-    results: dict[int, tuple[dict[int, float], list[tuple[int, int]]]] = {}
+    results: dict[int, Marks] = {}
 
     async def sample() -> None:
         while True:
@@ -138,7 +154,11 @@ async def run_table(players: int, deals: int, data_dir: Path, processes: bool) -
     start = time.time()
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(hosted.serve, "127.0.0.1", 0)
-        code = hub.join_code("127.0.0.1", listeners[0].socket.getsockname()[1])
+        port = listeners[0].socket.getsockname()[1]
+        if delay > 0:
+            proxy = DelayProxy("127.0.0.1", port, delay)
+            port = (await nursery.start(proxy.serve))[0].socket.getsockname()[1]
+        code = hub.join_code("127.0.0.1", port)
         nursery.start_soon(sample)
         if processes:
             await remote(code)
@@ -153,7 +173,9 @@ async def run_table(players: int, deals: int, data_dir: Path, processes: bool) -
     envelope = [sum(n for h, n in sizes if h == hand) for hand in range(deals + 1)]
     messages = [sum(1 for h, _ in sizes if h == hand) for hand in range(deals + 1)]
     # Sheet line k agreed: when the last peer learnt it (k = 0: the seats are drawn).
-    ends = [max(marks[k] for marks, _ in results.values()) for k in range(deals + 1)]
+    ends = [max(r[0][k] for r in results.values()) for k in range(deals + 1)]
+    # Hand k's cards shown: when the last peer saw its own.
+    shown = [max(r[2][k] for r in results.values()) for k in range(1, deals + 1)]
 
     def counters(t: float) -> tuple[int, int]:
         last = [s for s in samples if s[0] <= t] or samples[:1]
@@ -166,6 +188,7 @@ async def run_table(players: int, deals: int, data_dir: Path, processes: bool) -
             {
                 "hand": h,
                 "seconds": ends[h] - ends[h - 1],
+                "cards_after_previous_s": shown[h - 1] - ends[h - 1],
                 "messages": messages[h],
                 "envelope_bytes": envelope[h],
                 "tcp_bytes_to_hub": in1 - in0,
@@ -176,6 +199,7 @@ async def run_table(players: int, deals: int, data_dir: Path, processes: bool) -
         "players": players,
         "deals": deals,
         "processes": processes,
+        "delay_ms_each_way": delay * 1000,
         "total_seconds": total,
         "setup_and_draw": {
             "seconds": ends[0] - start,
@@ -197,6 +221,7 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
         key: stat(key)
         for key in (
             "seconds",
+            "cards_after_previous_s",
             "messages",
             "envelope_bytes",
             "tcp_bytes_to_hub",

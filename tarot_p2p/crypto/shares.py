@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from tarot_p2p.crypto import verified
 from tarot_p2p.crypto.elgamal import Ciphertext, card_point
 from tarot_p2p.crypto.errors import CryptoError, GroupError, ProofError
 from tarot_p2p.crypto.fiat_shamir import ProofContext, challenge, frame
@@ -87,13 +88,18 @@ def verify_shares(
     proof: CompactProof,
     ctx: ProofContext,
 ) -> None:
-    """Raise :class:`ProofError` unless each ``shares[j]`` is ``x_i·a_j`` for ``Y_i = x_i·G``."""
+    """Raise :class:`ProofError` unless each ``shares[j]`` is ``x_i·a_j`` for ``Y_i = x_i·G``
+    (the same statement and proof found valid before in this process: from memory,
+    :mod:`.verified`)."""
     if not cts or len(cts) != len(shares):
         raise ProofError("one share per ciphertext, at least one")
     c, z = proof
     if not 0 < c < ORDER or not 0 <= z < ORDER:
         raise ProofError("share proof scalars out of range")
     statement = _statement(y_i, cts, shares)
+    memo = verified.key(SHARE_LABEL, ctx, *statement, proof.to_bytes())
+    if verified.known(memo):
+        return
     weights = share_weights(ctx, statement, len(cts))
     try:
         a = _composite([ct.a for ct in cts], weights)
@@ -104,6 +110,7 @@ def verify_shares(
         raise ProofError("share proof meets the identity") from None
     if challenge(SHARE_LABEL, ctx, *statement, point_to_bytes(t1), point_to_bytes(t2)) != c:
         raise ProofError(f"decryption shares of seat {ctx.seat} do not verify")
+    verified.remember(memo)
 
 
 def share_weights(ctx: ProofContext, statement: Sequence[bytes], n: int) -> list[int]:

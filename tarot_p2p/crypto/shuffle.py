@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from tarot_p2p.crypto import verified
 from tarot_p2p.crypto.elgamal import Ciphertext
 from tarot_p2p.crypto.errors import GroupError, ProofError
 from tarot_p2p.crypto.fiat_shamir import ProofContext, challenge
@@ -342,7 +343,9 @@ def verify_shuffle(
 ) -> None:
     """Accept ``deck_out`` as a proven shuffle of ``deck_in`` under ``y`` and ``ctx``, or raise.
 
-    Raises :class:`ProofError` when the lengths disagree or any equation fails.
+    Raises :class:`ProofError` when the lengths disagree or any equation fails. The very
+    same statement and proof found valid before in this process are accepted from memory
+    (:mod:`.verified`).
     """
     n = len(deck_in)
     if not MIN_CARDS <= n <= MAX_CARDS:
@@ -351,9 +354,12 @@ def verify_shuffle(
         raise ProofError("shuffle lengths disagree")
     if len(proof.s_partial) != n - 2:
         raise ProofError("shuffle lengths disagree")
+    statement = _statement(y, deck_in, deck_out, proof.commitments)
+    memo = verified.key(LABEL_X, ctx, *statement, proof.to_bytes())
+    if verified.known(memo):
+        return
     g = _base_table()
     h = [_generator_table(j) for j in range(n)]
-    statement = _statement(y, deck_in, deck_out, proof.commitments)
     u = _challenges(ctx, statement, n)
     x = proof.challenge
     sp = proof.s_permuted
@@ -395,6 +401,7 @@ def verify_shuffle(
     commitments = encode_points([t1, t3, t4a, t4b, c_small, proof.product_commitment])
     if challenge(LABEL_X, ctx, *statement, commitments) != x:
         raise ProofError("shuffle proof does not verify")
+    verified.remember(memo)
 
 
 def shuffle_challenges(

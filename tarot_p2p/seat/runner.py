@@ -43,7 +43,9 @@ protocol refuses (``violation``, with the signed evidence); our link could not b
 back (``disconnected``, nobody named). Every end but the first writes an **aborted-hand
 record** (JSON) next to the transcript; an absence or a lost link can be resumed later
 from the same files. The score sheet is rewritten (atomically: temporary file,
-``fsync``, rename) after each agreed hand, so a crash loses nothing that was agreed;
+``fsync``, rename) after each agreed hand — by the seat that opens the next deal, just
+after its first key, which the table is waiting for — so a crash loses nothing that was
+agreed (the transcript holds it anyway);
 then the game is recorded in the player's history (:mod:`tarot_p2p.files.history`),
 which never stops it.
 
@@ -291,6 +293,8 @@ class TableRunner:
         self._saved = 0
         self._unsynced = False
         self._sheet_lines = -1
+        self._sheet_due = False
+        """The sheet changed and is not saved yet: we spoke first (see :meth:`_after`)."""
         self._secrets = b""
         self._early = EarlyMessages()
         self._answered: dict[int, float] = {}
@@ -464,6 +468,8 @@ class TableRunner:
         checked and applied whatever the clock says meanwhile. Cancelling that work would
         leave a message applied but reported late (and name the seat after the sender).
         """
+        if self._sheet_due:
+            await self._save_sheet()
         peer = self.peer
         head = peer.transcript.head
         seat = peer.expected_sender()
@@ -710,7 +716,13 @@ class TableRunner:
         lines = -1 if sheet is None else len(sheet.lines)
         if lines != self._sheet_lines:
             self._sheet_lines = lines
-            await self._save_sheet()
+            # When the next message is ours (the first key of the next deal), the table
+            # waits for it and not for our sheet and history: it goes out first, and the
+            # sheet is saved as our wait begins (:meth:`_listen`). The transcript, which
+            # holds every agreed hand, is made durable before that message as always.
+            self._sheet_due = True
+            if not self.peer.my_turn():
+                await self._save_sheet()
         await self.policy.observe(self.peer, events)
 
     async def _notice(self, kind: str, seat: int | None, seconds: float) -> None:
@@ -721,6 +733,7 @@ class TableRunner:
         await show(self.peer, Notice(kind, seat, name, seconds))
 
     async def _save_sheet(self) -> None:
+        self._sheet_due = False
         await self._persist()  # the transcript the sheet rests on, durable first
         await self._run(write_json_atomic, self.files.sheet, sheet_document(self.peer, self.files))
         if self.history is not None:

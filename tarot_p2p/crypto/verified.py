@@ -1,0 +1,73 @@
+"""Remember, within one process, the proofs already found valid, so each is checked once.
+
+Why: several peers often live in one program — the host and its house bots
+(``host --bots N``, ``demo``), the tests — and each checks every proof of the table on
+its own, so the same shuffle proof (about 20 ms) is verified four times in a row by the
+same processor, on the path to the player's first card. A proof's validity is a pure
+function of its bytes and of the statement it proves, so a second check of the same
+bytes can answer from memory.
+
+What is remembered: only successes, under the SHA-256 of everything the verification
+reads (a label naming the kind of proof, the context, every statement part and the
+proof's own bytes, each length-prefixed): a byte changed anywhere is another key, which
+is verified in full. Nothing secret is kept, and nothing a peer could feed in makes a
+wrong proof pass: only a proof that verified once is ever found here. The memory is
+bounded (:data:`DEFAULT_SIZE` entries, the oldest dropped first).
+
+A benchmark that times peers apart, as if each were on its own machine, turns it off
+(:func:`set_size`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from typing import Final
+
+from tarot_p2p.crypto.fiat_shamir import ProofContext, frame
+
+DEFAULT_SIZE: Final = 512
+"""Enough for several hands of every proof of a five-seat table (about 130 a hand)."""
+
+_known: OrderedDict[bytes, None] = OrderedDict()
+_size = DEFAULT_SIZE
+_lock = threading.Lock()
+"""The programs verify in worker threads (``seat/runner.py``'s offload): one at a time here."""
+
+
+def key(label: bytes, ctx: ProofContext, *parts: bytes) -> bytes:
+    """The memory's key for one verification: all its inputs, framed, hashed."""
+    h = hashlib.sha256(frame(label) + frame(ctx.encode()))
+    for part in parts:
+        h.update(frame(part))
+    return h.digest()
+
+
+def known(k: bytes) -> bool:
+    """Whether the verification with key ``k`` succeeded before (in this process)."""
+    with _lock:
+        if k not in _known:
+            return False
+        _known.move_to_end(k)
+        return True
+
+
+def remember(k: bytes) -> None:
+    """Note that the verification with key ``k`` succeeded."""
+    with _lock:
+        if _size <= 0:
+            return
+        _known[k] = None
+        _known.move_to_end(k)
+        while len(_known) > _size:
+            _known.popitem(last=False)
+
+
+def set_size(size: int) -> None:
+    """Keep at most ``size`` successes (0: remember nothing, every proof checked in full);
+    forgets what was remembered."""
+    global _size
+    with _lock:
+        _size = max(0, size)
+        _known.clear()

@@ -14,8 +14,11 @@ Theory of operation. For one scenario the kit
    the implementation's sync requests, and once the game is over says so with a sync
    request of each of its seats (``wire.md`` §7.2), so a peer waiting for the others
    to hold the whole game may leave;
-5. after a cheat that stops the table, sends nothing more and listens until the program
-   exits, keeping everything it sent;
+5. after a cheat that stops the table — sent to the implementation alone, while the kit's
+   seats took the honest version of that slot (a split view) — plays on honestly until
+   the implementation is expected, then listens until the program exits, keeping
+   everything it sent: a program that copied the table's reaction, or blamed the last
+   sender, would name an honest seat;
 6. reads the program's last line of output, the verdict, and holds it and what the program
    sent against the scenario: the right verdict; for a violation, the evidence passed on
    (``wire.md`` §7.5) and nothing built on the offending message; for a finished game,
@@ -52,6 +55,7 @@ from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.sync import SyncError, answer
 from tarot_p2p.protocol.transcript import TranscriptGap, link_digest
 from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.seat.session import HostedHub
 
 from .scenarios import FINISHED, Move, Scenario
@@ -167,6 +171,9 @@ class _Table:
         self.seats: KitSeats | None = None
         self.move: Move | None = None
         self.offence_digest: bytes | None = None
+        self.offence_slot: tuple[int, int] | None = None
+        """Where a cheat that stops the table was made: the implementation signs nothing
+        after it."""
         self.heard: list[bytes] = []
         """Every message the implementation sent (through the hub, in order)."""
 
@@ -197,14 +204,12 @@ class _Table:
                 await self._hear()
                 continue
             stage = self.scenario.stage
+            bid = self.scenario.bid if self.move is None else None
             if self.move is None and stage is not None:
                 move = await _work(stage, seats, peer, self.rng)
                 if move is not None:
-                    await self._cheat(move, peer)
-                    if move.stops:
-                        return
+                    await self._cheat(move, peer, bid)
                     continue
-            bid = self.scenario.bid if self.move is None else None
             wire = await _work(seats.honest, peer, bid)
             seats.deliver(wire, peer)
             await self.link.send(wire)
@@ -212,15 +217,34 @@ class _Table:
         for peer in seats.peers.values():
             await self.link.send(peer.sync_request())
 
-    async def _cheat(self, move: Move, peer: Peer) -> None:
+    async def _cheat(self, move: Move, peer: Peer, bid: Contract | None) -> None:
+        """Make ``move``: a cheat that stops the table reaches the implementation alone,
+        while the kit's seats take the honest version of the slot (or nothing) and play on
+        (the split view of ``conformance.md`` §1); one the table plays on with reaches
+        everyone. A cheat that takes a slot is made only where a kit seat other than the
+        cheater speaks next, so that the implementation hears honest traffic after it
+        before it is expected itself; elsewhere the seat plays honestly and the cheat waits
+        for a later turn."""
         seats = self.seats
         assert seats is not None
+        if move.stops and move.replaces:
+            honest = move.delivered
+            if honest is None:
+                honest = await _work(seats.honest, peer, bid)
+            seats.deliver(honest, peer)
+            after = seats.ref.expected_sender()
+            follower = None if after is None else seats.peer_at(after)
+            if follower is None or follower is peer:
+                await self.link.send(honest)  # no cheat here: the seat played honestly
+                return
+        elif move.delivered is not None:
+            seats.deliver(move.delivered, peer)
         self.move = move
         if move.offence is not None:
             env = open_envelope(move.offence, table_id=self.table_id, roster=None)
             self.offence_digest = link_digest(env.prev, env.payload)
-        if move.delivered is not None:
-            seats.deliver(move.delivered, peer)
+            if move.stops:
+                self.offence_slot = env.slot
         for wire in move.wires:
             await self.link.send(wire)
 
@@ -258,16 +282,30 @@ class _Table:
                 await self.link.send(record)
             return
         env = _envelope(wire, self.table_id)
-        if env is None or not apply:
-            return
+        if env is None or not apply or not self._signed_by_it(env):
+            return  # messages of others it passes on are kept in `heard` (the evidence)
         if self.offence_digest is not None and env.prev == self.offence_digest:
             raise KitFailure(f"it sent a {env.kind!r} message built on the cheat")
+        if self.offence_slot is not None and env.slot > self.offence_slot:
+            raise KitFailure(
+                f"it went on after the cheat: it signed a {env.kind!r} message (a violation "
+                "ends the table, table.md 5)"
+            )
         try:
             await _work(seats.deliver, wire)
         except (UnattributedMessage, TranscriptGap):
             return  # ignored, as our peer does (wire.md 3.3, 7.3)
         except ProtocolError as exc:
             raise KitFailure(f"the kit's seats refused its {env.kind!r} message: {exc}") from None
+
+    def _signed_by_it(self, env: SignedEnvelope) -> bool:
+        """Whether ``env`` claims the implementation as its sender (its member index in
+        hand 0, its seat after)."""
+        seats = self.seats
+        assert seats is not None
+        if env.hand == 0:
+            return env.seat == seats.member
+        return env.seat == seats.ref.seat_of_member(seats.member)
 
     def built_on_the_cheat(self) -> bool:
         return self.offence_digest is not None and any(

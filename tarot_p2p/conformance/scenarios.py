@@ -25,6 +25,7 @@ scenario plays several deals to find one.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -42,14 +43,20 @@ from .seats import KitSeats
 from .verdict import EQUIVOCATION, Verdict
 
 FINISHED = Verdict("finished")
+ARRIVAL = "arrival"
+AUDIT = "audit"
 
 
 @dataclass(frozen=True, slots=True)
 class Move:
     """What a cheating kit seat does at one step.
 
-    ``wires`` go to the hub in order. ``delivered`` is the one the kit's own seats take
-    (the cheater's peer holds it already) when the game goes on after the cheat.
+    ``wires`` go to the implementation, in order. ``delivered`` is the message the kit's
+    own seats take in the cheat's slot (the cheater's peer holds it already): for a cheat
+    the table plays on with, the cheat itself; for one that stops the table, the honest
+    version the cheater shows the kit's seats instead (``None``: the kit makes it, the
+    seat's honest message). ``replaces``: the cheat takes the slot of the seat about to
+    speak (``False``: it is sent on top, as an intruder's, and that seat still speaks).
     ``offence`` is the message nothing may be built on; ``evidence`` what the
     implementation must pass on. ``audited``: the hand whose audit must name ``expected``'s
     cheater, with the cheater's seat."""
@@ -60,6 +67,7 @@ class Move:
     evidence: tuple[bytes, ...] = ()
     delivered: bytes | None = None
     audited: tuple[HandMachine, int] | None = None
+    replaces: bool = True
 
     @property
     def stops(self) -> bool:
@@ -86,6 +94,10 @@ class Scenario:
     """What the first kit seat to bid bids (``None``: the kit passes)."""
     deals: int = 1
     """Deals the game lasts: enough for the cheat to find a deal that allows it."""
+    found_by: str = ARRIVAL
+    """What of the implementation's own finds the cheat: its checks of each message as it
+    arrives (:data:`ARRIVAL`: signatures, proofs, turns, the rules' public checks) or the
+    end-of-hand audit (:data:`AUDIT`); unused for an honest game."""
 
     def config(self, players: int | None = None) -> TableConfig:
         return TableConfig(
@@ -125,7 +137,7 @@ def duplicated_card(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | No
 
 
 def wrong_share(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
-    if not _at(peer, Phase.DEAL):
+    if not (_at(peer, Phase.DRAW, hand=0) or _at(peer, Phase.DEAL)):
         return None
     return _violation(peer, cheats.wrong_shares(peer, seats.key(peer), rng), "shares")
 
@@ -143,7 +155,7 @@ def out_of_turn(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
         return None
     intruder = seats.others(peer)[0]
     wire = cheats.round_shares(intruder, seats.key(intruder), rng)
-    return _violation(intruder, wire, "shares")
+    return dataclasses.replace(_violation(intruder, wire, "shares"), replaces=False)
 
 
 def equivocation(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
@@ -276,10 +288,11 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     Scenario(
         "wrong-share",
-        "a player's decryption shares for the deal are swapped: real shares, wrong cards",
+        "a player's decryption shares of the seat draw are swapped: real shares, wrong cards",
         _refused("shares"),
         3,
         wrong_share,
+        member=2,
     ),
     Scenario(
         "card-not-held",
@@ -351,6 +364,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         illegal_ecart,
         bid=Contract.GARDE,
         deals=3,
+        found_by=AUDIT,
     ),
     Scenario(
         "wrong-score-line",
@@ -362,6 +376,11 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
 )
 """Every scenario, in the order the kit plays them."""
+
+CHECKED_ON_ARRIVAL = frozenset(
+    s.name for s in SCENARIOS if s.stage is not None and s.found_by == ARRIVAL
+)
+"""The cheat games a program decides by its checks of each message as it arrives."""
 
 
 def by_name(names: list[str] | None) -> list[Scenario]:

@@ -32,6 +32,7 @@ scenario's time is up, or the kit is interrupted, the program is stopped with it
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
 import shlex
@@ -51,10 +52,12 @@ from tarot_p2p.net.hub import Hub, LocalLink
 from tarot_p2p.protocol.codec import DecodeError
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
 from tarot_p2p.protocol.errors import ProtocolError, UnattributedMessage
-from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.peer import CheatExposed, Peer
 from tarot_p2p.protocol.sync import SyncError, answer
+from tarot_p2p.protocol.table import HandMachine
 from tarot_p2p.protocol.transcript import TranscriptGap, link_digest
-from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.audit import audit_hand
+from tarot_p2p.rules.config import Penalty, TableConfig
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.seat.session import HostedHub
 
@@ -104,6 +107,16 @@ class Result:
 
 class KitFailure(Exception):
     """The scenario cannot go on: what went wrong, in words for the report."""
+
+
+class Redraw(Exception):
+    """The seat draw put the implementation last, where the kit cannot choose the deals
+    its scenario needs: the game is played again on a new table."""
+
+
+REDRAWS = 12
+"""Tables a game that chooses its deals may take before the kit gives up (each redraw
+happens with probability 1/n: twelve in a row, with odds below one in half a million)."""
 
 
 @dataclass(slots=True)
@@ -174,6 +187,10 @@ class _Table:
         self.offence_slot: tuple[int, int] | None = None
         """Where a cheat that stops the table was made: the implementation signs nothing
         after it."""
+        self.exposed = False
+        """The implementation's message exposed the kit's cheat (a complaint)."""
+        self.redrawn = False
+        """The seat draw put the implementation where the kit cannot choose the deals."""
         self.heard: list[bytes] = []
         """Every message the implementation sent (through the hub, in order)."""
 
@@ -187,6 +204,7 @@ class _Table:
             except LobbyError:
                 continue
             seats = KitSeats(self.config, self.table_id, self.scenario.member, wire, self.host)
+            seats.plan = self.scenario.plan
             self.seats = seats
             setup = seats.ref.next_message()
             assert setup is not None
@@ -198,7 +216,9 @@ class _Table:
         """Play until the game ends, or until a cheat stops the table."""
         seats = self.seats
         assert seats is not None
-        while (sender := seats.ref.expected_sender()) is not None:
+        while (sender := seats.ref.expected_sender()) is not None and not self.exposed:
+            if self.scenario.plan is not None and self._program_shuffles_last():
+                raise Redraw
             peer = seats.peer_at(sender)
             if peer is None:
                 await self._hear()
@@ -213,9 +233,17 @@ class _Table:
             wire = await _work(seats.honest, peer, bid)
             seats.deliver(wire, peer)
             await self.link.send(wire)
+        if self.exposed:
+            return
         # Over: each seat says it holds the whole game (wire.md §7.2).
         for peer in seats.peers.values():
             await self.link.send(peer.sync_request())
+
+    def _program_shuffles_last(self) -> bool:
+        """Whether the seats are drawn and the implementation's is the last (deals.py)."""
+        seats = self.seats
+        assert seats is not None
+        return seats.ref.hand.hand >= 1 and seats.iut_seat() == self.config.seats - 1
 
     async def _cheat(self, move: Move, peer: Peer, bid: Contract | None) -> None:
         """Make ``move``: a cheat that stops the table reaches the implementation alone,
@@ -227,7 +255,7 @@ class _Table:
         for a later turn."""
         seats = self.seats
         assert seats is not None
-        if move.stops and move.replaces:
+        if move.stops and move.split and move.replaces:
             honest = move.delivered
             if honest is None:
                 honest = await _work(seats.honest, peer, bid)
@@ -238,7 +266,11 @@ class _Table:
                 await self.link.send(honest)  # no cheat here: the seat played honestly
                 return
         elif move.delivered is not None:
-            seats.deliver(move.delivered, peer)
+            seats.deliver(move.delivered)  # the cheater too, when it did not apply it
+            if move.stops:  # the implementation's own next message must show the cheat
+                self.move = move
+                await self.link.send(move.delivered)
+                return
         self.move = move
         if move.offence is not None:
             env = open_envelope(move.offence, table_id=self.table_id, roster=None)
@@ -295,6 +327,13 @@ class _Table:
             await _work(seats.deliver, wire)
         except (UnattributedMessage, TranscriptGap):
             return  # ignored, as our peer does (wire.md 3.3, 7.3)
+        except CheatExposed as exc:
+            move = self.move
+            if move is None or not move.stops or exc.seat != move.expected.seat:
+                raise KitFailure(
+                    f"its {env.kind!r} message exposed no cheat of the kit's"
+                ) from None
+            self.exposed = True  # its message showed the cheat, as it must: the table stops
         except ProtocolError as exc:
             raise KitFailure(f"the kit's seats refused its {env.kind!r} message: {exc}") from None
 
@@ -329,9 +368,21 @@ async def _work(fn: Callable[..., T], *args: Any) -> T:
 
 async def run_scenario(scenario: Scenario, options: Options) -> Result:
     """Play ``scenario`` against the implementation and judge it."""
-    cheat = scenario.stage is not None
-    players = options.players if cheat and options.players else scenario.players
+    players = options.players if options.players and not scenario.sized else scenario.players
     started = time.monotonic()
+    for _ in range(REDRAWS):
+        result = await _run_table(scenario, options, players, started)
+        if result is not None:
+            return result
+    seconds = time.monotonic() - started
+    observed = f"the seat draw put the program last {REDRAWS} times"
+    return Result(scenario.name, players, scenario.expects, observed, False, seconds)
+
+
+async def _run_table(
+    scenario: Scenario, options: Options, players: int, started: float
+) -> Result | None:
+    """One table of ``scenario`` (``None``: drawn again)."""
     table_id, secret = secrets.token_bytes(32), secrets.token_bytes(16)
     host = Ed25519PrivateKey.generate()
     hub = Hub(host, table_id, secret)  # the kit host's identity: the join code names it
@@ -348,6 +399,9 @@ async def run_scenario(scenario: Scenario, options: Options) -> Result:
             nursery.start_soon(program.run, command.replace("{dir}", shlex.quote(folder)))
             with trio.move_on_after(options.timeout) as clock:
                 failure = await _drive(table, program, hosted)
+            if table.redrawn:
+                nursery.cancel_scope.cancel()  # the program is stopped with the table
+                return None
             if clock.cancelled_caught:
                 failure = f"no verdict within {options.timeout:g} s"
             nursery.cancel_scope.cancel()
@@ -377,6 +431,10 @@ async def _drive(table: _Table, program: _Program, hosted: HostedHub) -> str | N
             with trio.move_on_after(GRACE):
                 await program.done.wait()
             nursery.cancel_scope.cancel()
+        except Redraw:
+            table.redrawn = True
+            nursery.cancel_scope.cancel()
+            return None
     await table.drain()
     return failure
 
@@ -416,6 +474,8 @@ def _wire_problems(table: _Table, expected: Verdict) -> list[str]:
             audit = hand.audit
             if audit is None or not audit.offences or audit.offences[0].seat != cheater:
                 problems.append("the kit's own audit did not name its cheater")
+            elif audit.returns == _as_played(hand):
+                problems.append("the kit's deal let the audit leave the score line as it was")
     if expected.end == "finished" and seats is not None:
         ref = seats.ref
         if ref.expected_sender() is not None:
@@ -427,6 +487,14 @@ def _wire_problems(table: _Table, expected: Verdict) -> list[str]:
             if missing:
                 problems.append(f"its score line of deal {missing[0]} is missing")
     return problems
+
+
+def _as_played(hand: HandMachine) -> tuple[int, ...]:
+    """The hand's score line without the audit's penalty (what a program that skips the
+    audit signs)."""
+    record = hand.record()
+    config = dataclasses.replace(record.config, penalty=Penalty.REPORT_ONLY)
+    return audit_hand(dataclasses.replace(record, config=config)).returns
 
 
 async def run_kit(

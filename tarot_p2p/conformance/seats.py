@@ -26,7 +26,8 @@ from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.state import Phase as EnginePhase
 
-from . import cheats
+from . import cheats, deals
+from .deals import DealPlan
 
 NAMES = ("Alice", "Bruno", "Chloé", "David", "Emma")
 """The kit's players, by member (the implementation's place is skipped)."""
@@ -59,6 +60,8 @@ class KitSeats:
             wire = request if i == member else join_request(self.keys[i], NAMES[i], table_id)
             if seating.offer(wire, table_id, now=0.0) is None:
                 raise ValueError("not a join request for this table")
+        self.plan: DealPlan | None = None
+        """How the kit chooses each deal (``None``: it does not)."""
         self.names = tuple(seating.names)
         self.peers = {
             i: Peer(
@@ -106,6 +109,10 @@ class KitSeats:
     def honest(self, peer: Peer, bid: Contract | None) -> bytes:
         """``peer``'s next message: the one the protocol dictates, or the kit's plain choice
         (the first kit bidder bids ``bid``, the others pass)."""
+        if self.plan is not None and deals.chooses(peer):
+            deal = self.plan(self, peer.hand)
+            if deal is not None:
+                return deals.chosen_shuffle(self, peer, deal)
         wire = peer.next_message()
         if wire is not None:
             return wire

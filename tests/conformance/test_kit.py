@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tarot_p2p.conformance.kit import Options, run_scenario
-from tarot_p2p.conformance.scenarios import CHECKED_ON_ARRIVAL, SCENARIOS, by_name
+from tarot_p2p.conformance.scenarios import AUDIT, CHECKED_ON_ARRIVAL, SCENARIOS, by_name
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -31,7 +31,14 @@ FULL = os.environ.get("TAROT_P2P_FULL_KIT") == "1"
 """The whole kit takes minutes: the suite plays a representative subset, and the whole kit
 (every game, and every lax program against every game built for it) with this set."""
 
-SAMPLE = ["honest-3", "bad-shuffle", "equivocation", "forged-sender"]
+SAMPLE = [
+    "honest-3",
+    "bad-shuffle",
+    "equivocation",
+    "forged-sender",
+    "false-poignee-excuse-4",
+    "badly-sealed-piece",
+]
 """Games the suite plays with our peer through the command line when not ``FULL``."""
 
 CHEATS = [s.name for s in SCENARIOS if s.stage is not None and s.name in CHECKED_ON_ARRIVAL]
@@ -70,6 +77,39 @@ async def test_a_program_that_checks_no_proof_fails_every_cheat(name: str) -> No
     result = await run_scenario(scenario, Options(f"{LAX} lax {{code}} {{dir}}", timeout=90))
     assert not result.passed, result
     assert result.expected != "finished" or name == "forged-sender"
+
+
+AUDITED = [s.name for s in SCENARIOS if s.found_by == AUDIT]
+
+
+@pytest.mark.parametrize("name", AUDITED if FULL else ["illegal-ecart-3", "false-poignee-excuse-5"])
+async def test_a_program_that_skips_the_audit_fails_every_audit_game(name: str) -> None:
+    """Issue 19: on the kit's chosen deal the cheating taker wins the hand, so only the
+    audit's penalty changes the score line; a program that scores the hand as played signs
+    another line than the kit's seats (or refuses theirs)."""
+    (scenario,) = by_name([name])
+    result = await run_scenario(scenario, Options(f"{LAX} no-audit {{code}} {{dir}}", timeout=90))
+    assert not result.passed, result
+    assert "score" in result.observed, result
+
+
+@pytest.mark.skipif(not FULL, reason="the whole kit: TAROT_P2P_FULL_KIT=1")
+@pytest.mark.parametrize("name", AUDITED)
+async def test_our_peer_passes_every_audit_game(name: str) -> None:
+    (scenario,) = by_name([name])
+    result = await run_scenario(scenario, Options(OURS, timeout=90))
+    assert result.passed, result
+
+
+@pytest.mark.parametrize("name", ["equivocation", "wrong-share"])
+async def test_a_program_that_plays_on_after_a_cheat_fails(name: str) -> None:
+    """A program that finds the cheat but drops it and plays on (it signs the next hand's
+    escrow after an equivocation, its own shares after a wrong share): nothing may be
+    built once a violation is found (table.md 5)."""
+    (scenario,) = by_name([name])
+    result = await run_scenario(scenario, Options(f"{LAX} builds-on {{code}} {{dir}}", timeout=90))
+    assert not result.passed
+    assert "it went on after the cheat" in result.observed, result
 
 
 async def test_a_program_that_copies_the_table_passed_before_the_split_view() -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from tarot_p2p.crypto.escrow import escrow_context, open_piece
 from tarot_p2p.crypto.group import ORDER
@@ -35,9 +34,7 @@ from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import CHIEN, chien_size, deal_pattern, hand_size
 
 from . import cheats
-
-if TYPE_CHECKING:
-    from .seats import KitSeats
+from .seats import KitSeats
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +45,20 @@ class ChosenDeal:
     chien: tuple[int, ...]
 
 
-DealPlan = Callable[["KitSeats", HandMachine], ChosenDeal | None]
+DealPlan = Callable[[KitSeats, HandMachine], ChosenDeal | None]
+
+
+def chooser(seats: KitSeats, plan: DealPlan) -> Callable[[Peer], bytes | None]:
+    """What :attr:`KitSeats.chooser` calls: the chosen shuffle when ``peer`` makes the
+    hand's last shuffle and ``plan`` has a deal for it."""
+
+    def shuffle(peer: Peer) -> bytes | None:
+        if not chooses(peer):
+            return None
+        deal = plan(seats, peer.hand)
+        return None if deal is None else chosen_shuffle(seats, peer, deal)
+
+    return shuffle
 
 
 def chooses(peer: Peer) -> bool:

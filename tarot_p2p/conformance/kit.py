@@ -61,6 +61,7 @@ from tarot_p2p.rules.config import Penalty, TableConfig
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.seat.session import HostedHub
 
+from . import deals
 from .scenarios import FINISHED, Move, Scenario
 from .seats import KitSeats
 from .verdict import Verdict, VerdictError
@@ -204,7 +205,8 @@ class _Table:
             except LobbyError:
                 continue
             seats = KitSeats(self.config, self.table_id, self.scenario.member, wire, self.host)
-            seats.plan = self.scenario.plan
+            if self.scenario.plan is not None:
+                seats.chooser = deals.chooser(seats, self.scenario.plan)
             self.seats = seats
             setup = seats.ref.next_message()
             assert setup is not None

@@ -57,12 +57,12 @@ def register(subparsers: Any) -> None:
 
 
 def chosen(names: list[str] | None, players: int | None) -> list[Scenario]:
-    """The games to play: those named (all by default); with ``players``, the honest game
-    of that size only."""
+    """The games to play: those named (all by default); with ``players``, of the games
+    made one per size (honest, audit) only those of that size."""
     games = by_name(names)
     if players is None:
         return games
-    return [s for s in games if s.stage is not None or s.players == players]
+    return [s for s in games if not s.sized or s.players == players]
 
 
 def run(args: argparse.Namespace) -> int:

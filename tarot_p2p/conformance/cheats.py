@@ -183,16 +183,21 @@ def bad_escrow_sum(peer: Peer, key: Ed25519PrivateKey, rng: RandomSource) -> byt
     return sign_next(peer, key, m.Escrow(escrow.to_bytes()))
 
 
-def badly_sealed_piece(peer: Peer, key: Ed25519PrivateKey, rng: RandomSource) -> bytes:
-    """An escrow whose commitments are right but whose first piece is sealed wrong: only
-    its holder can see it, and it complains (§10.5)."""
+def badly_sealed_piece(
+    peer: Peer, key: Ed25519PrivateKey, rng: RandomSource, holder: int | None = None
+) -> bytes:
+    """An escrow whose commitments are right but whose piece for ``holder`` (the first
+    holder unless told) is sealed wrong: only its holder can see it, and it complains
+    (§10.5)."""
     assert peer.seat is not None
     hand = peer.hand
     ctx = escrow_context(peer.table_id, hand.hand, peer.seat)
     honest = make_escrow(key_secret(peer), ctx, hand.escrow_keys, rng)
-    first = honest.pieces[0]
-    pieces = (SealedPiece(first.commitment, (first.sealed + 1) % ORDER), *honest.pieces[1:])
-    return sign_next(peer, key, m.Escrow(Escrow(honest.r, pieces).to_bytes()))
+    holders = [s for s in range(peer.config.seats) if s != peer.seat]
+    at = 0 if holder is None else holders.index(holder)
+    pieces = list(honest.pieces)
+    pieces[at] = SealedPiece(pieces[at].commitment, (pieces[at].sealed + 1) % ORDER)
+    return sign_next(peer, key, m.Escrow(Escrow(honest.r, tuple(pieces)).to_bytes()))
 
 
 def false_complaint(peer: Peer, key: Ed25519PrivateKey) -> bytes:
@@ -286,3 +291,14 @@ def cheat_discard(peer: Peer, cards: CardSet) -> bytes:
         raise ValueError("no écart to make now")
     peer._private = None
     return peer._ecart(sorted(cards_of(cards)))
+
+
+def cheat_poignee(peer: Peer, cards: CardSet) -> bytes:
+    """A poignée of ``cards`` without the peer's own check: one with the Excuse while the
+    seat holds a trump it does not show passes every check made while its hand is hidden
+    (``game.md`` §5, ``poignee-excuse``). As with :func:`cheat_play`, the peer drops its
+    rules engine."""
+    peer._private = None
+    slots = sorted(peer._slot_of(c) for c in cards_of(cards))
+    d, proof = peer._shares("poignee", slots)
+    return peer._send(m.Poignee(tuple(slots), d, proof))

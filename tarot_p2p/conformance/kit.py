@@ -14,8 +14,11 @@ Theory of operation. For one scenario the kit
    the implementation's sync requests, and once the game is over says so with a sync
    request of each of its seats (``wire.md`` §7.2), so a peer waiting for the others
    to hold the whole game may leave;
-5. after a cheat that stops the table, sends nothing more and listens until the program
-   exits, keeping everything it sent;
+5. after a cheat that stops the table — sent to the implementation alone, while the kit's
+   seats took the honest version of that slot (a split view) — plays on honestly until
+   the implementation is expected, then listens until the program exits, keeping
+   everything it sent: a program that copied the table's reaction, or blamed the last
+   sender, would name an honest seat;
 6. reads the program's last line of output, the verdict, and holds it and what the program
    sent against the scenario: the right verdict; for a violation, the evidence passed on
    (``wire.md`` §7.5) and nothing built on the offending message; for a finished game,
@@ -29,6 +32,7 @@ scenario's time is up, or the kit is interrupted, the program is stopped with it
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
 import shlex
@@ -48,12 +52,16 @@ from tarot_p2p.net.hub import Hub, LocalLink
 from tarot_p2p.protocol.codec import DecodeError
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
 from tarot_p2p.protocol.errors import ProtocolError, UnattributedMessage
-from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.peer import CheatExposed, Peer
 from tarot_p2p.protocol.sync import SyncError, answer
+from tarot_p2p.protocol.table import HandMachine
 from tarot_p2p.protocol.transcript import TranscriptGap, link_digest
-from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.audit import audit_hand
+from tarot_p2p.rules.config import Penalty, TableConfig
+from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.seat.session import HostedHub
 
+from . import deals
 from .scenarios import FINISHED, Move, Scenario
 from .seats import KitSeats
 from .verdict import Verdict, VerdictError
@@ -100,6 +108,16 @@ class Result:
 
 class KitFailure(Exception):
     """The scenario cannot go on: what went wrong, in words for the report."""
+
+
+class Redraw(Exception):
+    """The seat draw put the implementation last, where the kit cannot choose the deals
+    its scenario needs: the game is played again on a new table."""
+
+
+REDRAWS = 12
+"""Tables a game that chooses its deals may take before the kit gives up (each redraw
+happens with probability 1/n: twelve in a row, with odds below one in half a million)."""
 
 
 @dataclass(slots=True)
@@ -167,6 +185,13 @@ class _Table:
         self.seats: KitSeats | None = None
         self.move: Move | None = None
         self.offence_digest: bytes | None = None
+        self.offence_slot: tuple[int, int] | None = None
+        """Where a cheat that stops the table was made: the implementation signs nothing
+        after it."""
+        self.exposed = False
+        """The implementation's message exposed the kit's cheat (a complaint)."""
+        self.redrawn = False
+        """The seat draw put the implementation where the kit cannot choose the deals."""
         self.heard: list[bytes] = []
         """Every message the implementation sent (through the hub, in order)."""
 
@@ -180,6 +205,8 @@ class _Table:
             except LobbyError:
                 continue
             seats = KitSeats(self.config, self.table_id, self.scenario.member, wire, self.host)
+            if self.scenario.plan is not None:
+                seats.chooser = deals.chooser(seats, self.scenario.plan)
             self.seats = seats
             setup = seats.ref.next_message()
             assert setup is not None
@@ -191,36 +218,67 @@ class _Table:
         """Play until the game ends, or until a cheat stops the table."""
         seats = self.seats
         assert seats is not None
-        while (sender := seats.ref.expected_sender()) is not None:
+        while (sender := seats.ref.expected_sender()) is not None and not self.exposed:
+            if self.scenario.plan is not None and self._program_shuffles_last():
+                raise Redraw
             peer = seats.peer_at(sender)
             if peer is None:
                 await self._hear()
                 continue
             stage = self.scenario.stage
+            bid = self.scenario.bid if self.move is None else None
             if self.move is None and stage is not None:
                 move = await _work(stage, seats, peer, self.rng)
                 if move is not None:
-                    await self._cheat(move, peer)
-                    if move.stops:
-                        return
+                    await self._cheat(move, peer, bid)
                     continue
-            bid = self.scenario.bid if self.move is None else None
             wire = await _work(seats.honest, peer, bid)
             seats.deliver(wire, peer)
             await self.link.send(wire)
+        if self.exposed:
+            return
         # Over: each seat says it holds the whole game (wire.md §7.2).
         for peer in seats.peers.values():
             await self.link.send(peer.sync_request())
 
-    async def _cheat(self, move: Move, peer: Peer) -> None:
+    def _program_shuffles_last(self) -> bool:
+        """Whether the seats are drawn and the implementation's is the last (deals.py)."""
         seats = self.seats
         assert seats is not None
+        return seats.ref.hand.hand >= 1 and seats.iut_seat() == self.config.seats - 1
+
+    async def _cheat(self, move: Move, peer: Peer, bid: Contract | None) -> None:
+        """Make ``move``: a cheat that stops the table reaches the implementation alone,
+        while the kit's seats take the honest version of the slot (or nothing) and play on
+        (the split view of ``conformance.md`` §1); one the table plays on with reaches
+        everyone. A cheat that takes a slot is made only where a kit seat other than the
+        cheater speaks next, so that the implementation hears honest traffic after it
+        before it is expected itself; elsewhere the seat plays honestly and the cheat waits
+        for a later turn."""
+        seats = self.seats
+        assert seats is not None
+        if move.stops and move.split and move.replaces:
+            honest = move.delivered
+            if honest is None:
+                honest = await _work(seats.honest, peer, bid)
+            seats.deliver(honest, peer)
+            after = seats.ref.expected_sender()
+            follower = None if after is None else seats.peer_at(after)
+            if follower is None or follower is peer:
+                await self.link.send(honest)  # no cheat here: the seat played honestly
+                return
+        elif move.delivered is not None:
+            seats.deliver(move.delivered)  # the cheater too, when it did not apply it
+            if move.stops:  # the implementation's own next message must show the cheat
+                self.move = move
+                await self.link.send(move.delivered)
+                return
         self.move = move
         if move.offence is not None:
             env = open_envelope(move.offence, table_id=self.table_id, roster=None)
             self.offence_digest = link_digest(env.prev, env.payload)
-        if move.delivered is not None:
-            seats.deliver(move.delivered, peer)
+            if move.stops:
+                self.offence_slot = env.slot
         for wire in move.wires:
             await self.link.send(wire)
 
@@ -258,16 +316,37 @@ class _Table:
                 await self.link.send(record)
             return
         env = _envelope(wire, self.table_id)
-        if env is None or not apply:
-            return
+        if env is None or not apply or not self._signed_by_it(env):
+            return  # messages of others it passes on are kept in `heard` (the evidence)
         if self.offence_digest is not None and env.prev == self.offence_digest:
             raise KitFailure(f"it sent a {env.kind!r} message built on the cheat")
+        if self.offence_slot is not None and env.slot > self.offence_slot:
+            raise KitFailure(
+                f"it went on after the cheat: it signed a {env.kind!r} message (a violation "
+                "ends the table, table.md 5)"
+            )
         try:
             await _work(seats.deliver, wire)
         except (UnattributedMessage, TranscriptGap):
             return  # ignored, as our peer does (wire.md 3.3, 7.3)
+        except CheatExposed as exc:
+            move = self.move
+            if move is None or not move.stops or exc.seat != move.expected.seat:
+                raise KitFailure(
+                    f"its {env.kind!r} message exposed no cheat of the kit's"
+                ) from None
+            self.exposed = True  # its message showed the cheat, as it must: the table stops
         except ProtocolError as exc:
             raise KitFailure(f"the kit's seats refused its {env.kind!r} message: {exc}") from None
+
+    def _signed_by_it(self, env: SignedEnvelope) -> bool:
+        """Whether ``env`` claims the implementation as its sender (its member index in
+        hand 0, its seat after)."""
+        seats = self.seats
+        assert seats is not None
+        if env.hand == 0:
+            return env.seat == seats.member
+        return env.seat == seats.ref.seat_of_member(seats.member)
 
     def built_on_the_cheat(self) -> bool:
         return self.offence_digest is not None and any(
@@ -291,9 +370,21 @@ async def _work(fn: Callable[..., T], *args: Any) -> T:
 
 async def run_scenario(scenario: Scenario, options: Options) -> Result:
     """Play ``scenario`` against the implementation and judge it."""
-    cheat = scenario.stage is not None
-    players = options.players if cheat and options.players else scenario.players
+    players = options.players if options.players and not scenario.sized else scenario.players
     started = time.monotonic()
+    for _ in range(REDRAWS):
+        result = await _run_table(scenario, options, players, started)
+        if result is not None:
+            return result
+    seconds = time.monotonic() - started
+    observed = f"the seat draw put the program last {REDRAWS} times"
+    return Result(scenario.name, players, scenario.expects, observed, False, seconds)
+
+
+async def _run_table(
+    scenario: Scenario, options: Options, players: int, started: float
+) -> Result | None:
+    """One table of ``scenario`` (``None``: drawn again)."""
     table_id, secret = secrets.token_bytes(32), secrets.token_bytes(16)
     host = Ed25519PrivateKey.generate()
     hub = Hub(host, table_id, secret)  # the kit host's identity: the join code names it
@@ -310,6 +401,9 @@ async def run_scenario(scenario: Scenario, options: Options) -> Result:
             nursery.start_soon(program.run, command.replace("{dir}", shlex.quote(folder)))
             with trio.move_on_after(options.timeout) as clock:
                 failure = await _drive(table, program, hosted)
+            if table.redrawn:
+                nursery.cancel_scope.cancel()  # the program is stopped with the table
+                return None
             if clock.cancelled_caught:
                 failure = f"no verdict within {options.timeout:g} s"
             nursery.cancel_scope.cancel()
@@ -339,6 +433,10 @@ async def _drive(table: _Table, program: _Program, hosted: HostedHub) -> str | N
             with trio.move_on_after(GRACE):
                 await program.done.wait()
             nursery.cancel_scope.cancel()
+        except Redraw:
+            table.redrawn = True
+            nursery.cancel_scope.cancel()
+            return None
     await table.drain()
     return failure
 
@@ -378,6 +476,8 @@ def _wire_problems(table: _Table, expected: Verdict) -> list[str]:
             audit = hand.audit
             if audit is None or not audit.offences or audit.offences[0].seat != cheater:
                 problems.append("the kit's own audit did not name its cheater")
+            elif audit.returns == _as_played(hand):
+                problems.append("the kit's deal let the audit leave the score line as it was")
     if expected.end == "finished" and seats is not None:
         ref = seats.ref
         if ref.expected_sender() is not None:
@@ -389,6 +489,14 @@ def _wire_problems(table: _Table, expected: Verdict) -> list[str]:
             if missing:
                 problems.append(f"its score line of deal {missing[0]} is missing")
     return problems
+
+
+def _as_played(hand: HandMachine) -> tuple[int, ...]:
+    """The hand's score line without the audit's penalty (what a program that skips the
+    audit signs)."""
+    record = hand.record()
+    config = dataclasses.replace(record.config, penalty=Penalty.REPORT_ONLY)
+    return audit_hand(dataclasses.replace(record, config=config)).returns
 
 
 async def run_kit(

@@ -17,14 +17,16 @@ conclude, stated from the spec:
   game finishes and every seat signs the penalised line.
 
 Cheats are made as early as the rules let them: the set-up's key shares and shuffles,
-the first deal's shares, its first bid, its first card. The kit cannot choose the cards
-(the implementation shuffles too), so a cheat that needs a particular hand — the kit
-taking the contract, holding what it discards — waits for a deal that gives it, and a
-scenario plays several deals to find one.
+the first deal's shares, its first bid, its first card. A cheat that needs a moment — a
+card to play, a petit sec not held — waits for a deal that gives it, and a scenario plays
+several deals to find one. The audit games choose their deal instead (:mod:`.deals`,
+through the escrow), so that the cheater wins the hand and only the audit changes the
+score line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,24 +34,32 @@ from tarot_p2p.crypto.randomness import RandomSource
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import HandMachine, Phase
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import KING_MASK, OUDLER_MASK, TRUMP_MASK, mask_of
+from tarot_p2p.rules.cards import EXCUSE, KING_MASK, OUDLER_MASK, TRUMP_MASK, cards_of, mask_of
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.state import game_of
 
 from . import cheats
+from .deals import DealPlan, master_of_trumps
 from .seats import KitSeats
 from .verdict import EQUIVOCATION, Verdict
 
 FINISHED = Verdict("finished")
+ARRIVAL = "arrival"
+AUDIT = "audit"
 
 
 @dataclass(frozen=True, slots=True)
 class Move:
     """What a cheating kit seat does at one step.
 
-    ``wires`` go to the hub in order. ``delivered`` is the one the kit's own seats take
-    (the cheater's peer holds it already) when the game goes on after the cheat.
+    ``wires`` go to the implementation, in order. ``delivered`` is the message the kit's
+    own seats take in the cheat's slot (the cheater's peer holds it already): for a cheat
+    the table plays on with, the cheat itself; for one that stops the table, the honest
+    version the cheater shows the kit's seats instead (``None``: the kit makes it, the
+    seat's honest message). ``replaces``: the cheat takes the slot of the seat about to
+    speak (``False``: it is sent on top, as an intruder's, and that seat still speaks).
     ``offence`` is the message nothing may be built on; ``evidence`` what the
     implementation must pass on. ``audited``: the hand whose audit must name ``expected``'s
     cheater, with the cheater's seat."""
@@ -60,6 +70,11 @@ class Move:
     evidence: tuple[bytes, ...] = ()
     delivered: bytes | None = None
     audited: tuple[HandMachine, int] | None = None
+    replaces: bool = True
+    split: bool = True
+    """For a cheat that stops the table: sent to the implementation alone (a split view),
+    or (``False``) to every seat, when the implementation's own next message must show
+    it (a complaint of a badly sealed escrow piece)."""
 
     @property
     def stops(self) -> bool:
@@ -86,6 +101,19 @@ class Scenario:
     """What the first kit seat to bid bids (``None``: the kit passes)."""
     deals: int = 1
     """Deals the game lasts: enough for the cheat to find a deal that allows it."""
+    plan: DealPlan | None = None
+    """How the kit chooses each deal (``deals.py``); ``None``: the deals are random."""
+    found_by: str = ARRIVAL
+    """What of the implementation's own finds the cheat: its checks of each message as it
+    arrives (:data:`ARRIVAL`: signatures, proofs, turns, the rules' public checks) or the
+    end-of-hand audit (:data:`AUDIT`); unused for an honest game."""
+
+    @property
+    def sized(self) -> bool:
+        """Whether the game is one of a set, one per table size (the honest games, the
+        audit games on chosen deals): ``--players`` keeps the one of its size, never plays
+        it at another."""
+        return self.stage is None or self.plan is not None
 
     def config(self, players: int | None = None) -> TableConfig:
         return TableConfig(
@@ -125,7 +153,7 @@ def duplicated_card(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | No
 
 
 def wrong_share(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
-    if not _at(peer, Phase.DEAL):
+    if not (_at(peer, Phase.DRAW, hand=0) or _at(peer, Phase.DEAL)):
         return None
     return _violation(peer, cheats.wrong_shares(peer, seats.key(peer), rng), "shares")
 
@@ -143,7 +171,7 @@ def out_of_turn(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
         return None
     intruder = seats.others(peer)[0]
     wire = cheats.round_shares(intruder, seats.key(intruder), rng)
-    return _violation(intruder, wire, "shares")
+    return dataclasses.replace(_violation(intruder, wire, "shares"), replaces=False)
 
 
 def equivocation(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
@@ -226,6 +254,51 @@ def illegal_ecart(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None
     return Move((wire,), FINISHED, delivered=wire, audited=(hand, peer.seat))
 
 
+def excuse_poignee(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """The kit's taker, before his first card, shows a poignée of the Excuse and his
+    lowest trumps while he holds more trumps than he shows: the public checks pass (trumps
+    and the Excuse, a threshold's count), the audit finds ``poignee-excuse``."""
+    state, seat = peer.private_state(), peer.seat
+    if not (_at(peer, Phase.PLAY) and _can_play(peer)) or state is None or seat is None:
+        return None
+    if state.taker != seat or state.played_by[seat]:
+        return None
+    held = peer.my_cards()
+    trumps = sorted(cards_of(held & TRUMP_MASK))
+    size = game_of(peer.config).poignee_thresholds[0]
+    if not (held >> EXCUSE) & 1 or len(trumps) < size:
+        return None
+    hand = peer.hand
+    wire = cheats.cheat_poignee(peer, mask_of([EXCUSE, *trumps[: size - 1]]))
+    return Move((wire,), FINISHED, delivered=wire, audited=(hand, seat))
+
+
+def bad_escrow_sum(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    if not _at(peer, Phase.ESCROW):
+        return None
+    return _violation(peer, cheats.bad_escrow_sum(peer, seats.key(peer), rng), "escrow")
+
+
+def badly_sealed_piece(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """A kit seat seals the implementation's piece of its escrow wrong. Every seat takes
+    the escrow (its commitments are right); only the implementation can open its piece,
+    so it must complain at its shuffle turn, and the complaint blames the owner."""
+    if not _at(peer, Phase.ESCROW):
+        return None
+    wire = cheats.badly_sealed_piece(peer, seats.key(peer), rng, seats.iut_seat())
+    expected = Verdict("violation", peer.seat, "escrow")
+    # Everyone holds the escrow: the proof the implementation sends is its own complaint.
+    return Move((wire,), expected, delivered=wire, split=False)
+
+
+def false_complaint(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """At its shuffle turn, a kit seat complains of a piece that was sealed right."""
+    seat = peer.seat
+    if not _at(peer, Phase.SHUFFLE) or seat is None or not peer.hand.may_complain(seat):
+        return None
+    return _violation(peer, cheats.false_complaint(peer, seats.key(peer)), "complaint")
+
+
 def wrong_score_line(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
     if not _at(peer, Phase.SCORE):
         return None
@@ -276,10 +349,11 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     Scenario(
         "wrong-share",
-        "a player's decryption shares for the deal are swapped: real shares, wrong cards",
+        "a player's decryption shares of the seat draw are swapped: real shares, wrong cards",
         _refused("shares"),
         3,
         wrong_share,
+        member=2,
     ),
     Scenario(
         "card-not-held",
@@ -343,14 +417,56 @@ SCENARIOS: tuple[Scenario, ...] = (
         bid=Contract.GARDE_SANS,
         deals=4,
     ),
+    *(
+        Scenario(
+            f"illegal-ecart-{n}",
+            f"at {n}, the kit deals its taker the Excuse and the highest trumps and a king in "
+            "the chien; he takes a garde and puts the king in the écart, hidden, then wins",
+            "finished, with the audit's line: the taker loses the hand",
+            n,
+            illegal_ecart,
+            bid=Contract.GARDE,
+            deals=2,
+            plan=master_of_trumps,
+            found_by=AUDIT,
+        )
+        for n in (3, 4, 5)
+    ),
+    *(
+        Scenario(
+            f"false-poignee-excuse-{n}",
+            f"at {n}, the kit's taker, dealt the Excuse and the highest trumps, shows a "
+            "poignée with the Excuse while holding trumps he does not show, then wins",
+            "finished, with the audit's line: the taker loses the hand",
+            n,
+            excuse_poignee,
+            bid=Contract.GARDE,
+            deals=2,
+            plan=master_of_trumps,
+            found_by=AUDIT,
+        )
+        for n in (3, 4, 5)
+    ),
     Scenario(
-        "illegal-ecart",
-        "the kit's taker puts a king (or a trump he need not) in the écart",
-        "finished, with the penalised score line",
+        "bad-escrow",
+        "a player's escrow of its key share does not add up to that key share",
+        _refused("escrow"),
         3,
-        illegal_ecart,
-        bid=Contract.GARDE,
-        deals=3,
+        bad_escrow_sum,
+    ),
+    Scenario(
+        "badly-sealed-piece",
+        "a player seals the implementation's piece of its escrow wrong (the others' right)",
+        "violation by the owner: escrow, after the implementation's complaint",
+        3,
+        badly_sealed_piece,
+    ),
+    Scenario(
+        "false-complaint",
+        "a player complains, in place of its shuffle, of an escrow piece sealed right",
+        _refused("complaint"),
+        3,
+        false_complaint,
     ),
     Scenario(
         "wrong-score-line",
@@ -362,6 +478,11 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
 )
 """Every scenario, in the order the kit plays them."""
+
+CHECKED_ON_ARRIVAL = frozenset(
+    s.name for s in SCENARIOS if s.stage is not None and s.found_by == ARRIVAL
+)
+"""The cheat games a program decides by its checks of each message as it arrives."""
 
 
 def by_name(names: list[str] | None) -> list[Scenario]:

@@ -13,6 +13,8 @@ chosen bid — because a scenario needs the hand to reach its cheat quickly, not
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.crypto.randomness import SecretsRandom
@@ -59,6 +61,9 @@ class KitSeats:
             wire = request if i == member else join_request(self.keys[i], NAMES[i], table_id)
             if seating.offer(wire, table_id, now=0.0) is None:
                 raise ValueError("not a join request for this table")
+        self.chooser: Callable[[Peer], bytes | None] | None = None
+        """The kit's shuffle that fixes a deal, for the seat about to shuffle (``None``, or
+        when it returns ``None``: an honest shuffle); set by the kit (``deals.py``)."""
         self.names = tuple(seating.names)
         self.peers = {
             i: Peer(
@@ -106,6 +111,8 @@ class KitSeats:
     def honest(self, peer: Peer, bid: Contract | None) -> bytes:
         """``peer``'s next message: the one the protocol dictates, or the kit's plain choice
         (the first kit bidder bids ``bid``, the others pass)."""
+        if self.chooser is not None and (shuffle := self.chooser(peer)) is not None:
+            return shuffle
         wire = peer.next_message()
         if wire is not None:
             return wire

@@ -24,6 +24,9 @@ KINDS = frozenset(
     {
         "table",
         "key",
+        "escrow",
+        "complaint",
+        "release",
         "shuffle",
         "shares",
         "action",

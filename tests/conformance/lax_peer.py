@@ -2,17 +2,37 @@
 
     python3 tests/conformance/lax_peer.py MODE CODE FOLDER
 
-Each plays exactly as our adapter does (``clients/conformance_peer.py``), then lies:
-``finished`` says the game finished whatever happened (a peer that checks nothing);
-``wrong-seat`` names, for a violation, the seat after the one our peer named;
-``keeps-evidence`` gives the right verdict but never passes a received message on (the
-evidence ``wire.md`` §7.5 asks for).
+The first three play exactly as our adapter does (``clients/conformance_peer.py``), then
+lie: ``finished`` says the game finished whatever happened; ``wrong-seat`` names, for a
+violation, the seat after the one our peer named; ``keeps-evidence`` gives the right
+verdict but never passes a received message on (the evidence ``wire.md`` §7.5 asks for).
+
+The others are the lax programs of issue 19, which the kit must fail in every game built
+for what they skip:
+
+``lax``
+    checks no signature and no proof (key shares, shuffles, decryption shares, escrows),
+    echoes every message it gets, and, when the table has been quiet for a few seconds
+    without the game being over, blames the last sender for the last kind of message it
+    got: a program that copies the table's reaction instead of finding the cheat.
+``no-audit``
+    checks everything as it arrives but skips the end-of-hand audit (it scores every hand
+    as played, with no penalty).
+``sloppy``
+    both: no proof, no audit, echo, blame the last sender.
+``builds-on``
+    checks everything, but when it finds a violation it drops the offending message and
+    plays on (the other version of the slot, the next hand's keys...) as if nothing had
+    happened.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -24,6 +44,13 @@ import conformance_peer
 from tarot_p2p.conformance.verdict import Verdict, verdict_of
 from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.link import MessageLink
+from tarot_p2p.protocol import envelope, peer, table
+from tarot_p2p.protocol.codec import DecodeError
+from tarot_p2p.protocol.errors import ProtocolError, SeatViolation
+from tarot_p2p.rules.config import Penalty
+
+QUIET = 6.0
+"""Seconds without a message after which ``lax`` and ``sloppy`` give their verdict."""
 
 
 class KeepsEvidence:
@@ -46,9 +73,154 @@ class KeepsEvidence:
         await self.inner.aclose()
 
 
+class _AnyKey:
+    """A public key that takes every signature."""
+
+    def verify(self, signature: bytes, data: bytes) -> None:
+        return None
+
+
+def _no_checks() -> None:
+    """No signature, no proof: every key share, shuffle, share list and escrow is taken."""
+    opened = envelope.open_envelope
+
+    def open_unsigned(wire: bytes, *, table_id: bytes, roster: Any, **kw: Any) -> Any:
+        lax = None if roster is None else dict.fromkeys(roster, _AnyKey())
+        return opened(wire, table_id=table_id, roster=lax, **kw)
+
+    peer.open_envelope = open_unsigned  # type: ignore[assignment]
+
+    def nothing(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    table.verify_key = nothing  # type: ignore[assignment]
+    table.verify_shuffle = nothing  # type: ignore[assignment]
+    table.verify_shares = nothing  # type: ignore[assignment]
+    table.check_escrow = nothing  # type: ignore[assignment]
+
+
+def _no_audit() -> None:
+    """Every hand scored as played: the audit's offences cost nothing."""
+    audited = table.audit_hand
+
+    def as_played(record: Any) -> Any:
+        config = dataclasses.replace(record.config, penalty=Penalty.REPORT_ONLY)
+        return audited(dataclasses.replace(record, config=config))
+
+    table.audit_hand = as_played  # type: ignore[assignment]
+
+
+def _builds_on() -> None:
+    """A violation found is a message dropped, and the game goes on without it."""
+    receive = peer.Peer.receive
+
+    def regardless(self: peer.Peer, wire: bytes) -> Any:
+        try:
+            return receive(self, wire)
+        except SeatViolation:
+            return []
+
+    peer.Peer.receive = regardless  # type: ignore[method-assign]
+
+
+class _Table:
+    """What the lax programs hear: every message read from the link as it comes (not only
+    when the peer asks), echoed once, and the last sender and kind of message noted."""
+
+    def __init__(self, inner: MessageLink, table_id: bytes) -> None:
+        self.inner = inner
+        self.table_id = table_id
+        self.last: tuple[int, str] | None = None
+        self.heard_at = trio.current_time()
+        self.echoed: set[bytes] = set()
+        self.send_in, self.receive_out = trio.open_memory_channel[bytes](1 << 12)
+
+    async def read(self) -> None:
+        while True:
+            try:
+                wire = await self.inner.receive()
+            except Exception:
+                return
+            self.heard_at = trio.current_time()
+            try:
+                env = envelope.open_envelope(wire, table_id=self.table_id, roster=None)
+                self.last = (env.seat, env.kind)
+            except (ProtocolError, DecodeError):
+                pass
+            if wire not in self.echoed:
+                self.echoed.add(wire)
+                await self.inner.send(wire)
+            self.send_in.send_nowait(wire)
+
+    def link(self) -> MessageLink:
+        outer = self
+
+        class Inner:
+            async def send(self, message: bytes) -> None:
+                outer.heard_at = trio.current_time()
+                await outer.inner.send(message)
+
+            async def receive(self) -> bytes:
+                return await outer.receive_out.receive()
+
+            async def aclose(self) -> None:
+                return None
+
+        return Inner()
+
+
+async def _lax(code: JoinCode, folder: Path) -> Verdict:
+    """Play with the checks off; the verdict is the last sender's, once the table is quiet."""
+    heard: dict[str, _Table] = {}
+    dial = conformance_peer.connect
+
+    async def connect(code: JoinCode, identity: Ed25519PrivateKey) -> MessageLink:
+        heard["table"] = _Table(await dial(code, identity), code.table_id)
+        nursery.start_soon(heard["table"].read)
+        return heard["table"].link()
+
+    conformance_peer.connect = connect
+    finished: list[bool] = []
+
+    async def play() -> None:
+        try:
+            outcome = await conformance_peer.play(code, folder)
+            finished.append(outcome.abort is None)
+        except Exception:
+            finished.append(False)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(play)
+        while not (finished and finished[0]):
+            await trio.sleep(0.2)
+            seen = heard.get("table")
+            if seen is not None and trio.current_time() - seen.heard_at > QUIET:
+                break
+        nursery.cancel_scope.cancel()
+    seen = heard.get("table")
+    if finished and finished[0]:
+        return Verdict("finished")
+    if seen is None or seen.last is None:
+        return Verdict("disconnected")
+    return Verdict("violation", *seen.last)
+
+
+MODES: Mapping[str, Callable[[], None]] = {
+    "lax": _no_checks,
+    "no-audit": _no_audit,
+    "sloppy": lambda: (_no_checks(), _no_audit(), None)[-1],
+    "builds-on": _builds_on,
+}
+
+
 def main() -> int:
     mode, text, folder = sys.argv[1:4]
     code = JoinCode.decode(text)
+    if mode in MODES:
+        MODES[mode]()
+    if mode in ("lax", "sloppy"):
+        print(trio.run(_lax, code, Path(folder)).line(), flush=True)
+        return 0
     if mode == "keeps-evidence":
         dial = conformance_peer.connect
 

@@ -19,7 +19,8 @@ def test_the_list_names_every_game_and_what_it_expects(capsys: pytest.CaptureFix
 def test_players_keeps_every_cheat_and_the_honest_game_of_that_size() -> None:
     names = [s.name for s in chosen(None, 4)]
     assert "honest-4" in names and "honest-3" not in names and "honest-5" not in names
-    assert len(names) == len(SCENARIOS) - 2
+    assert len(names) == len([s for s in SCENARIOS if not s.sized]) + 3
+    assert "illegal-ecart-4" in names and "illegal-ecart-3" not in names
     assert [s.name for s in chosen(["rogue-key", "honest-5"], 3)] == ["rogue-key"]
 
 

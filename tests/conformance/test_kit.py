@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tarot_p2p.conformance.kit import Options, run_scenario
-from tarot_p2p.conformance.scenarios import SCENARIOS, by_name
+from tarot_p2p.conformance.scenarios import AUDIT, CHECKED_ON_ARRIVAL, SCENARIOS, by_name
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -27,23 +27,100 @@ def _programs_find_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
 
 
+FULL = os.environ.get("TAROT_P2P_FULL_KIT") == "1"
+"""The whole kit takes minutes: the suite plays a representative subset, and the whole kit
+(every game, and every lax program against every game built for it) with this set."""
+
+SAMPLE = [
+    "honest-3",
+    "bad-shuffle",
+    "equivocation",
+    "forged-sender",
+    "false-poignee-excuse-4",
+    "badly-sealed-piece",
+]
+"""Games the suite plays with our peer through the command line when not ``FULL``."""
+
+CHEATS = [s.name for s in SCENARIOS if s.stage is not None and s.name in CHECKED_ON_ARRIVAL]
+
+
 def test_our_peer_passes_every_game() -> None:
-    """The whole kit, as ``.ci/run`` plays it: the command line, a table per game, JSON."""
+    """The kit as ``.ci/run`` plays it: the command line, a table per game, JSON."""
+    only = [] if FULL else ["--only", *SAMPLE]
     done = subprocess.run(
-        [sys.executable, "-m", "tarot_p2p", "conformance", "--peer", OURS, "--json"],
+        [sys.executable, "-m", "tarot_p2p", "conformance", "--peer", OURS, "--json", *only],
         capture_output=True,
         text=True,
         env=ENV,
-        timeout=600,
+        timeout=1200,
         check=False,
     )
     results = json.loads(done.stdout)
     failed = [r for r in results if not r["passed"]]
     assert not failed, failed
-    assert [r["scenario"] for r in results] == [s.name for s in SCENARIOS]
+    assert [r["scenario"] for r in results] == [s.name for s in by_name(None if FULL else SAMPLE)]
     assert done.returncode == 0
     for r in results:
         assert r["observed"] == r["expected"]
+
+
+@pytest.mark.parametrize(
+    "name", CHEATS if FULL else ["wrong-share", "card-not-held", "forged-sender"]
+)
+async def test_a_program_that_checks_no_proof_fails_every_cheat(name: str) -> None:
+    """Issue 19: a program that checks no signature and no proof, echoes everything and
+    blames the last sender once the table is quiet. The cheat reaches it alone and the
+    kit's seats play on, so neither the table's reaction nor the last sender gives it away
+    (wrong-share: a proof; card-not-held: a check it does make, whose verdict it then
+    throws away for the last sender's; forged-sender: a signature)."""
+    (scenario,) = by_name([name])
+    result = await run_scenario(scenario, Options(f"{LAX} lax {{code}} {{dir}}", timeout=90))
+    assert not result.passed, result
+    assert result.expected != "finished" or name == "forged-sender"
+
+
+AUDITED = [s.name for s in SCENARIOS if s.found_by == AUDIT]
+
+
+@pytest.mark.parametrize("name", AUDITED if FULL else ["illegal-ecart-3", "false-poignee-excuse-5"])
+async def test_a_program_that_skips_the_audit_fails_every_audit_game(name: str) -> None:
+    """Issue 19: on the kit's chosen deal the cheating taker wins the hand, so only the
+    audit's penalty changes the score line; a program that scores the hand as played signs
+    another line than the kit's seats (or refuses theirs)."""
+    (scenario,) = by_name([name])
+    result = await run_scenario(scenario, Options(f"{LAX} no-audit {{code}} {{dir}}", timeout=90))
+    assert not result.passed, result
+    assert "score" in result.observed, result
+
+
+@pytest.mark.skipif(not FULL, reason="the whole kit: TAROT_P2P_FULL_KIT=1")
+@pytest.mark.parametrize("name", AUDITED)
+async def test_our_peer_passes_every_audit_game(name: str) -> None:
+    (scenario,) = by_name([name])
+    result = await run_scenario(scenario, Options(OURS, timeout=90))
+    assert result.passed, result
+
+
+@pytest.mark.parametrize("name", ["equivocation", "wrong-share"])
+async def test_a_program_that_plays_on_after_a_cheat_fails(name: str) -> None:
+    """A program that finds the cheat but drops it and plays on (it signs the next hand's
+    escrow after an equivocation, its own shares after a wrong share): nothing may be
+    built once a violation is found (table.md 5)."""
+    (scenario,) = by_name([name])
+    result = await run_scenario(scenario, Options(f"{LAX} builds-on {{code}} {{dir}}", timeout=90))
+    assert not result.passed
+    assert "it went on after the cheat" in result.observed, result
+
+
+async def test_a_program_that_copies_the_table_passed_before_the_split_view() -> None:
+    """Why the split view: our own peer, stopped at the cheat, names the cheater; the lax
+    program, which heard the kit's seats go on, names the last of them instead."""
+    (scenario,) = by_name(["rogue-key"])
+    ours = await run_scenario(scenario, Options(OURS, timeout=90))
+    lax = await run_scenario(scenario, Options(f"{LAX} lax {{code}} {{dir}}", timeout=90))
+    assert ours.passed and ours.observed == "violation 2 key"
+    assert not lax.passed
+    assert lax.observed != ours.observed
 
 
 async def test_a_program_that_checks_nothing_fails_every_cheat_it_misses() -> None:

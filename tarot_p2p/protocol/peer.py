@@ -400,18 +400,40 @@ class Peer:
                 return []
             return self._accept(env)
         except SeatViolation as exc:
-            position = self._own_slot(env)
-            if env.kind == "abandon" and position is not None:
+            position = self._overtaken(env)
+            if position is not None:
                 raise Superseded(position, wire) from None
             raise self._by_seat(env, exc) from None
 
-    def _own_slot(self, env: SignedEnvelope) -> int | None:
-        """Where our transcript holds our own message for ``env``'s slot and history."""
-        for position, held in enumerate(self.transcript):
-            if held.slot == env.slot:
-                same_history = self.transcript.digest_after(position) == env.prev
-                return position if held.seat == self.seat and same_history else None
-        return None
+    def _overtaken(self, env: SignedEnvelope) -> int | None:
+        """Where ``env`` is the others' abandon of us, overtaking our own messages that
+        nobody took (``table.md`` §3.1); ``None`` for anything else, which then stays a
+        fork by its sender.
+
+        Only such an abandon may make a peer drop records, so everything that can be
+        checked before dropping them is: the slot is in the hand we are in, every record
+        from that slot on is ours (the others never took the first, so none of theirs can
+        follow), the abandon names us, and every other seat's claim verifies. A message
+        that claims to rewrite earlier records without all this changes nothing."""
+        if env.kind != "abandon" or self.seat is None or env.hand != self.hand.hand:
+            return None
+        position = next((i for i, e in enumerate(self.transcript) if e.slot == env.slot), None)
+        if position is None or self.transcript.digest_after(position) != env.prev:
+            return None
+        if any(e.seat != self.seat for e in list(self.transcript)[position:]):
+            return None
+        try:
+            message = m.load_body(env.kind, env.body)
+            assert isinstance(message, m.Abandon)
+            first = min(s for s in range(self.config.seats) if s != self.seat)
+            if message.seat != self.seat or env.seat != first:
+                return None
+            if len(message.claims) != self.config.seats - 1:
+                return None
+            self._check_claims(env, message)
+        except (SchemaError, SeatViolation):
+            return None
+        return position
 
     def rewound(self, count: int) -> Peer:
         """This seat as it stood after its first ``count`` messages, with its secrets (its

@@ -592,9 +592,10 @@ class TableRunner:
             # We were the silent seat: our message never reached the others, who scored
             # our abandon. Drop it (and anything after) and take the abandon instead.
             log.warning("%s", exc)
-            await self._rewind(exc.position)
-            await self._handle(exc.wire)
-            return
+            taken = await self._rewind(exc)
+            if taken is None:
+                return
+            peer, before, events = self.peer, exc.position, taken
         except SeatViolation as exc:
             await self._persist()
             # Every honest peer must see the proof: a relay may have shown the others
@@ -617,13 +618,29 @@ class TableRunner:
                 continue
             await self._handle(kept)
 
-    async def _rewind(self, count: int) -> None:
+    async def _rewind(self, overtaken: Superseded) -> list[PeerEvent] | None:
+        """Take the others' abandon of us in place of our own messages nobody took.
+
+        The abandon is tried on the rewound seat first: the transcript file is cut only
+        once it is accepted there, so a message that claims to rewrite our records and
+        fails any check leaves the file as it was (``table.md`` §3.1)."""
         store = self._store
         assert store is not None
-        self.peer = await self._run(self.peer.rewound, count)
+        count = overtaken.position
+        try:
+            rewound = await self._run(self.peer.rewound, count)
+            events = await self._run(rewound.receive, overtaken.wire)
+        except SeatViolation as exc:
+            raise self._violation(exc) from None
+        except (LocalProtocolError, UnattributedMessage, ValueError) as exc:
+            self.stats.ignored += 1
+            log.info("ignored an abandon that does not fit our history: %s", exc)
+            return None
         await self._run(store.truncate, count)
+        self.peer = rewound
         self._saved = count
         self._unsynced = False
+        return events
 
     async def _ask(self) -> None:
         """Broadcast a sync request: whoever holds records after ours sends them."""

@@ -1,0 +1,121 @@
+"""Files that cannot betray their owner (issue 17): what others send never shortens a seat's
+transcript file.
+
+Timing tests run on trio's autojump clock, every seat on the hub's in-process link, as in
+``test_runner``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.files.seat_files import SeatFiles
+from tarot_p2p.net.link import MessageLink
+from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
+from tarot_p2p.protocol.errors import UnattributedMessage
+from tarot_p2p.protocol.transcript import parse_file
+from tests.net.test_game import TABLE_ID, identity
+from tests.seat.test_runner import play_local
+
+
+class ForgedAbandon:
+    """A member's link that, as hand 2 starts, first sends an abandon it signed for the slot
+    of the victim's own message in hand 1, carrying junk claims: a message claiming to
+    rewrite the victim's earlier records."""
+
+    def __init__(self, inner: MessageLink, key: Ed25519PrivateKey, victim: bytes, mine: Path):
+        self.inner = inner
+        self.key = key
+        self.victim = victim
+        self.mine = mine
+        self.forged: bytes | None = None
+
+    def _forge(self, env: SignedEnvelope) -> bytes:
+        parsed = parse_file(self.mine.read_bytes())
+        records = list(parsed.transcript)
+        setup = m.load_body("table", records[0].body)
+        assert isinstance(setup, m.Setup)
+        victim_member = list(setup.roster).index(self.victim)
+        # The victim's seat is the one whose hand-1 messages its key signed.
+        for position, held in enumerate(records):
+            if held.hand != 1:
+                continue
+            try:
+                open_envelope(
+                    held.wire,
+                    table_id=TABLE_ID,
+                    roster={
+                        held.seat: Ed25519PublicKey.from_public_bytes(setup.roster[victim_member])
+                    },
+                )
+            except UnattributedMessage:
+                continue
+            prev = parsed.transcript.digest_after(position)
+            body = m.dump_body(m.Abandon(held.seat, (bytes(64), bytes(64))))
+            return seal(
+                self.key, table_id=TABLE_ID, hand=held.hand, seq=held.seq, seat=env.seat,
+                prev=prev, kind="abandon", body=body,
+            ).wire  # fmt: skip
+        raise AssertionError("the victim signed nothing in hand 1")
+
+    async def send(self, message: bytes) -> None:
+        try:
+            env = open_envelope(message, table_id=TABLE_ID, roster=None)
+        except UnattributedMessage:  # join and sync requests
+            await self.inner.send(message)
+            return
+        if self.forged is None and env.hand == 2:
+            self.forged = self._forge(env)
+            await self.inner.send(self.forged)
+        await self.inner.send(message)
+
+    async def receive(self) -> bytes:
+        return await self.inner.receive()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_forged_abandon_shortens_no_file_and_names_its_signer(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """Issue 17: a forged abandon with junk claims cut a victim's transcript from 51 to 40
+    records, and at an earlier hand stopped its program ("the secrets are of hand 2, not
+    1"). Now the victim keeps every record and names the forger with the signed abandon,
+    as the other seat does."""
+    seed = "forged abandon"
+    keys = [identity(seed, i) for i in range(3)]
+    raw = [k.public_key().public_bytes_raw() for k in keys]
+    forger_files = SeatFiles.for_table(tmp_path, TABLE_ID, raw[2])
+    links: dict[int, ForgedAbandon] = {}
+
+    def wrap(i: int, link: MessageLink) -> MessageLink:
+        if i != 2:
+            return link
+        links[i] = ForgedAbandon(link, keys[2], raw[1], forger_files.transcript)
+        return links[i]
+
+    sizes: list[int] = []
+    game = await play_local(3, [BotPolicy(i) for i in range(3)], tmp_path, seed, deals=3, wrap=wrap)
+    forged = links[2].forged
+    assert forged is not None
+    forger = game.seats[2].peer
+    assert forger is not None
+    for index in (0, 1):
+        seat = game.seats[index]
+        assert seat.outcome is not None and seat.outcome.abort is not None
+        abort = seat.outcome.abort
+        assert abort.kind == "violation" and abort.attributed
+        assert abort.seat == forger.seat and abort.evidence == (forged,)
+        assert seat.files is not None and seat.outcome.peer is not None
+        held = parse_file(seat.files.transcript.read_bytes()).transcript
+        sizes.append(len(held))
+        assert held.head == seat.outcome.peer.transcript.head
+    # Both honest seats kept the same records, up to the forged message: nothing was cut.
+    assert sizes[0] == sizes[1] and sizes[0] > 20

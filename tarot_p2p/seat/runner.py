@@ -79,7 +79,13 @@ from tarot_p2p.protocol.errors import (
 )
 from tarot_p2p.protocol.forfeit import ClaimError
 from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent, Superseded
-from tarot_p2p.protocol.sync import EarlyMessages, SyncError, SyncRequest, answer
+from tarot_p2p.protocol.sync import (
+    AnswerBudget,
+    EarlyMessages,
+    SyncError,
+    SyncRequest,
+    answer_span,
+)
 from tarot_p2p.protocol.table import ENGINE_TYPES
 from tarot_p2p.protocol.transcript import TranscriptGap
 from tarot_p2p.rules.actions import Action, Discard
@@ -207,6 +213,7 @@ class WireStats:
     """Sync requests we sent."""
     resent: int = 0
     """Records we sent again in answer to others' sync requests."""
+    resent_bytes: int = 0
     reconnects: int = 0
     early: int = 0
     """Messages that arrived before those they build on, kept until they fit."""
@@ -294,6 +301,8 @@ class TableRunner:
         self._secrets = b""
         self._early = EarlyMessages()
         self._answered: dict[int, float] = {}
+        self._budget = AnswerBudget()
+        """What we may resend each member (``wire.md`` §7.2)."""
         self._counts: dict[int, int] = {}
         """The most records each member said it holds (in its sync requests)."""
         self._ask_at = float("inf")
@@ -682,13 +691,15 @@ class TableRunner:
         now = trio.current_time()
         if now - self._answered.get(request.member, -ANSWER_EVERY) < ANSWER_EVERY:
             return True
-        records = answer(peer.transcript, request)
+        start, records = answer_span(peer.transcript, request)
+        records = self._budget.grant(request.member, start, records, now)
         if not records:
             return True
         self._answered[request.member] = now
         for record in records:
             await self._send(record)
             self.stats.resent += 1
+            self.stats.resent_bytes += len(record)
         return True
 
     # ------------------------------------------------------------------ records

@@ -17,8 +17,10 @@ from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.codec import encode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import UnattributedMessage
+from tarot_p2p.protocol.sync import REPEAT_BURST, REPEAT_RATE, SYNC_DOMAIN
 from tarot_p2p.protocol.transcript import parse_file
 from tests.net.test_game import TABLE_ID, identity
 from tests.seat.test_runner import play_local
@@ -119,3 +121,77 @@ async def test_a_forged_abandon_shortens_no_file_and_names_its_signer(
         assert held.head == seat.outcome.peer.transcript.head
     # Both honest seats kept the same records, up to the forged message: nothing was cut.
     assert sizes[0] == sizes[1] and sizes[0] > 20
+
+
+class AskingAgain:
+    """A member's link that also sends, every ``every`` seconds, a sync request signed by
+    its key claiming one record with a wrong digest: each honest peer would answer it with
+    the transcript's first records (issue 17's amplification)."""
+
+    def __init__(self, inner: MessageLink, key: Ed25519PrivateKey, member: int, every: float):
+        self.inner = inner
+        self.key = key
+        self.member = member
+        self.every = every
+        self.sent = 0
+        self._next = 0.0
+
+    def _request(self) -> bytes:
+        payload = encode({"d": bytes(32), "k": "sync", "m": self.member, "n": 1, "t": TABLE_ID})
+        return encode([payload, self.key.sign(SYNC_DOMAIN + payload)])
+
+    async def send(self, message: bytes) -> None:
+        await self.inner.send(message)
+
+    async def receive(self) -> bytes:
+        while True:
+            now = trio.current_time()
+            if now >= self._next:
+                self._next = now + self.every
+                self.sent += 1
+                await self.inner.send(self._request())
+            with trio.move_on_at(self._next):
+                return await self.inner.receive()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def play_asked(tmp_path: Path, every: float | None) -> tuple[int, int, int]:
+    """A three-seat game of two deals on the real clock, member 1 asking again every
+    ``every`` seconds (``None``: never); returns the bytes the two others resent, the
+    transcript's bytes, and the requests sent."""
+    asking: list[AskingAgain] = []
+
+    def wrap(i: int, link: MessageLink) -> MessageLink:
+        if i != 1 or every is None:
+            return link
+        asking.append(AskingAgain(link, identity("asked", 1), 1, every))
+        return asking[0]
+
+    game = await play_local(
+        3, [BotPolicy(i) for i in range(3)], tmp_path, "asked", deals=2, wrap=wrap
+    )
+    assert all(s.outcome is not None and s.outcome.finished for s in game.seats)
+    files = game.seats[0].files
+    assert files is not None
+    resent = 0
+    for index in (0, 2):
+        outcome = game.seats[index].outcome
+        assert outcome is not None
+        resent += outcome.stats.resent_bytes
+    return resent, len(files.transcript.read_bytes()), asking[0].sent if asking else 0
+
+
+async def test_sync_requests_asked_again_and_again_cost_a_bounded_answer(tmp_path: Path) -> None:
+    """Issue 17: a member asking with a wrong digest every 0.5 s made the hub send 71.5 MiB
+    where a quiet game sends 0.5 MiB. Each honest peer now resends that member the
+    transcript once at most, plus its repeat budget (wire.md §7.2); the game finishes.
+    Asked every 0.05 s here, so that a short game shows it: without the budget the two
+    peers resent about 2.8 MB here, with it 0.5 MB (a quiet game: 27 kB)."""
+    started = trio.current_time()
+    resent, transcript, requests = await play_asked(tmp_path, every=0.05)
+    elapsed = trio.current_time() - started
+    assert requests >= 20
+    bound = 2 * (transcript + REPEAT_BURST + REPEAT_RATE * elapsed)
+    assert resent <= bound, (resent, bound, elapsed)

@@ -7,21 +7,31 @@ Timing tests run on trio's autojump clock, every seat on the hub's in-process li
 
 from __future__ import annotations
 
+import json
+from contextlib import closing
 from pathlib import Path
 
+import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.cli.bot import BotPolicy
-from tarot_p2p.files.seat_files import SeatFiles
+from tarot_p2p.cli.main import main
+from tarot_p2p.files import game_record
+from tarot_p2p.files.atomic import write_json_atomic
+from tarot_p2p.files.game_record import Result, read_table
+from tarot_p2p.files.history import load_games, open_history, store_game
+from tarot_p2p.files.profile import Profile, Ticket
+from tarot_p2p.files.seat_files import SeatFiles, sheet_document
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.codec import encode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import UnattributedMessage
+from tarot_p2p.protocol.peer import replay_file
 from tarot_p2p.protocol.sync import REPEAT_BURST, REPEAT_RATE, SYNC_DOMAIN
-from tarot_p2p.protocol.transcript import parse_file
+from tarot_p2p.protocol.transcript import parse_file, read_frames
 from tests.net.test_game import TABLE_ID, identity
 from tests.seat.test_runner import play_local
 
@@ -195,3 +205,49 @@ async def test_sync_requests_asked_again_and_again_cost_a_bounded_answer(tmp_pat
     assert requests >= 20
     bound = 2 * (transcript + REPEAT_BURST + REPEAT_RATE * elapsed)
     assert resent <= bound, (resent, bound, elapsed)
+
+
+async def test_a_game_whose_last_record_landed_before_a_kill_is_recorded_as_ended(
+    autojump_clock: trio.testing.MockClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 17: a bot killed just as the game's last record landed kept ``sheet.json``
+    unfinished forever (``history`` said "unfinished", ``resume --list`` offered it,
+    ``--rebuild`` did not mend it). The end is now read from the transcript."""
+    tables = tmp_path / "tables"
+    game = await play_local(3, [BotPolicy(i) for i in range(3)], tables, "killed late")
+    seat = game.seats[1]
+    assert seat.files is not None and seat.outcome is not None and seat.outcome.finished
+    files = seat.files
+    document = json.loads(files.sheet.read_text())
+    # The kill: every record is in the file, the sheet is the one written before the last.
+    data = files.transcript.read_bytes()
+    frames = read_frames(data)
+    before = replay_file(data[: frames.offsets[-1]]).observer
+    write_json_atomic(files.sheet, sheet_document(before, files, document["seat"]))
+    profile = Profile(tmp_path)
+    profile.save_ticket(files, Ticket(role="join", code="c", name="P1"))
+    # The history written while the program ran, before the end: "unfinished".
+    with monkeypatch.context() as patched:
+        patched.setattr(game_record, "mend_sheet", lambda files: False)
+        stale = read_table(files.directory, {})
+    assert stale.result is Result.UNFINISHED
+    with closing(open_history(profile.history, print)) as conn:
+        store_game(conn, stale, 0.0, 0.0)
+    assert main(["history", "--profile", str(tmp_path)]) == 0
+    assert "unfinished" not in capsys.readouterr().out
+    assert json.loads(files.sheet.read_text()) == document  # mended, as the runner wrote it
+    with closing(open_history(profile.history, print)) as conn:
+        (kept,) = load_games(conn)
+    assert kept.result is Result.FINISHED and len(kept.deals) == len(stale.deals) + 1
+    # The same for resume --list and --rebuild, each from the stale sheet again.
+    for look in ("list", "rebuild"):
+        write_json_atomic(files.sheet, sheet_document(before, files, document["seat"]))
+        if look == "list":
+            assert profile.state(files).finished
+            assert profile.unfinished(profile.identity()) == []
+        else:
+            assert read_table(files.directory, {}).result is Result.FINISHED
+        assert json.loads(files.sheet.read_text()) == document

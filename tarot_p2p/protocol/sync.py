@@ -85,13 +85,48 @@ _SCHEMA = Schema(
 )
 
 
+ROLL_KIND = "roll"
+HERE_KIND = "here"
+NONCE_LEN = 16
+_ROLL_LIMITS = Limits(max_buffer_size=512, max_str_len=16, max_bin_len=128, max_map_len=6)
+
+
+@dataclass(frozen=True, slots=True)
+class _RollPayload:
+    count: int
+    head: bytes
+    kind: str
+    member: int
+    nonce: bytes
+    table_id: bytes
+
+
+_ROLL_SCHEMA = Schema(
+    _RollPayload,
+    {
+        "count": ("n", UInt(0xFFFFFFFF)),
+        "head": ("d", Bytes(DIGEST_LEN)),
+        "kind": ("k", Text(16)),
+        "member": ("m", UInt(15)),
+        "nonce": ("r", Bytes(NONCE_LEN)),
+        "table_id": ("t", Bytes(TABLE_ID_LEN)),
+    },
+)
+
+
 @dataclass(frozen=True, slots=True)
 class SyncRequest:
-    """``member`` holds ``count`` records whose chain ends at ``head``."""
+    """``member`` holds ``count`` records whose chain ends at ``head``.
+
+    ``kind`` is ``sync`` (a plain request), ``roll`` (a *roll call*: the member takes its
+    seat back from its files and asks every other member to say where it stands, echoing
+    ``nonce``) or ``here`` (a member's answer to the roll call ``nonce``)."""
 
     member: int
     count: int
     head: bytes
+    kind: str = SYNC_KIND
+    nonce: bytes = b""
 
 
 def sync_request(
@@ -110,13 +145,49 @@ def sync_request(
     return encode([payload, identity.sign(SYNC_DOMAIN + payload)])
 
 
+def roll_call(
+    identity: Ed25519PrivateKey,
+    table_id: bytes,
+    member: int,
+    transcript: Transcript,
+    nonce: bytes,
+    kind: str = ROLL_KIND,
+) -> bytes:
+    """Our roll call (``kind`` ``roll``) or our answer to one (``here``, echoing its
+    ``nonce``): a sync request that also asks, or says, where each member stands."""
+    if kind not in (ROLL_KIND, HERE_KIND) or len(nonce) != NONCE_LEN:
+        raise ValueError("a roll call or its answer carries a 16-byte nonce")
+    payload = encode(
+        {
+            "d": transcript.head,
+            "k": kind,
+            "m": member,
+            "n": len(transcript),
+            "r": nonce,
+            "t": table_id,
+        }
+    )
+    return encode([payload, identity.sign(SYNC_DOMAIN + payload)])
+
+
 def read_sync_request(wire: bytes, table_id: bytes, members: Roster) -> SyncRequest:
-    """Parse and verify a request; ``members`` is the set-up's roster, by member index."""
+    """Parse and verify a request (a plain one, a roll call or an answer to one);
+    ``members`` is the set-up's roster, by member index."""
     try:
         payload, signature, fields = load_signed(wire, _LIMITS, _SCHEMA, "sync request")
+        nonce = b""
     except DecodeError as exc:
-        raise SyncError(str(exc)) from None
-    if fields.kind != SYNC_KIND or fields.table_id != table_id:
+        try:
+            payload, signature, rolled = load_signed(wire, _ROLL_LIMITS, _ROLL_SCHEMA, "roll call")
+        except DecodeError:
+            raise SyncError(str(exc)) from None
+        if rolled.kind not in (ROLL_KIND, HERE_KIND) or len(rolled.nonce) != NONCE_LEN:
+            raise SyncError("not a roll call") from None
+        nonce = rolled.nonce
+        fields = _Payload(rolled.count, rolled.head, rolled.kind, rolled.member, rolled.table_id)
+    if fields.kind not in (SYNC_KIND, ROLL_KIND, HERE_KIND) or fields.table_id != table_id:
+        raise SyncError("not a sync request for this table")
+    if (fields.kind == SYNC_KIND) != (not nonce):
         raise SyncError("not a sync request for this table")
     key = members.get(fields.member)
     if key is None:
@@ -125,7 +196,7 @@ def read_sync_request(wire: bytes, table_id: bytes, members: Roster) -> SyncRequ
         key.verify(signature, SYNC_DOMAIN + payload)
     except InvalidSignature:
         raise SyncError("sync request: bad signature") from None
-    return SyncRequest(fields.member, fields.count, fields.head)
+    return SyncRequest(fields.member, fields.count, fields.head, fields.kind, nonce)
 
 
 def answer(transcript: Transcript, request: SyncRequest) -> list[bytes]:

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -80,6 +81,9 @@ from tarot_p2p.protocol.errors import (
 from tarot_p2p.protocol.forfeit import ClaimError
 from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent, Superseded
 from tarot_p2p.protocol.sync import (
+    HERE_KIND,
+    NONCE_LEN,
+    ROLL_KIND,
     AnswerBudget,
     EarlyMessages,
     SyncError,
@@ -149,6 +153,8 @@ class Notice:
     been silent past its limit; the others may soon score its abandon), ``claimed``
     (another seat claimed ``seat`` absent), ``back`` (``seat`` asked for the records it
     missed after we had told the player we wait for it: it was away and is back),
+    ``confirming`` (this seat was taken back from its files and waits, before signing
+    anything, for ``seat`` to say where the game stands),
     ``reconnecting`` (our own link is down, since ``seconds``) or ``connected`` (our link
     is back)."""
 
@@ -311,6 +317,15 @@ class TableRunner:
         """Links opened so far after the first: a wait restarts its deadline on a new one."""
         self._claim: bytes | None = None
         """Our forfeit claim for the current wait, sent again with every nudge."""
+        self._rolling = False
+        """Taken back from our files, we sign nothing before every other member has told
+        us where it stands (:meth:`_roll_call`)."""
+        self._nonces: set[bytes] = set()
+        """Our roll calls of this run."""
+        self._here: dict[int, tuple[int, bytes]] = {}
+        """By member: the records it held and their digest, as it answered our roll call."""
+        self._here_sent: dict[int, float] = {}
+        """By member: when we last answered one of its roll calls."""
         self._told_waiting: int | None = None
         """The seat the player was told we wait for, in the current wait (``None``: none
         yet): only a seat missed for that long can be said to come back."""
@@ -339,6 +354,8 @@ class TableRunner:
         self.files.directory.mkdir(parents=True, exist_ok=True)
         store, self._saved = await self._run(self._open_store)
         self._store = store
+        # Taken back from our files: they may be older than what we signed (table.md §7).
+        self._rolling = self._saved > 0
         abort: AbortRecord | None = None
         try:
             await self._persist()
@@ -346,7 +363,9 @@ class TableRunner:
             self._ask_at = trio.current_time()
             try:
                 while self.peer.expected_sender() is not None:  # (a rewind replaces the peer)
-                    if self.peer.my_turn():
+                    if self.peer.my_turn() and self._rolling:
+                        await self._roll_call()
+                    elif self.peer.my_turn():
                         await self._speak()
                     else:
                         await self._listen()
@@ -679,6 +698,10 @@ class TableRunner:
                 return True
             request = SyncRequest(member, 0, peer.transcript.genesis)
         self._counts[request.member] = max(self._counts.get(request.member, 0), request.count)
+        if request.kind == HERE_KIND and request.nonce in self._nonces:
+            self._here[request.member] = (request.count, request.head)
+        if request.kind == ROLL_KIND:
+            await self._answer_roll(request)
         seat = peer.seat_of_member(request.member)
         if seat is not None and seat == peer.expected_sender() == self._told_waiting:
             # A seat we have been waiting for asks for what it missed: it was away and
@@ -701,6 +724,84 @@ class TableRunner:
             self.stats.resent += 1
             self.stats.resent_bytes += len(record)
         return True
+
+    async def _answer_roll(self, request: SyncRequest) -> None:
+        """Tell a member taking its seat back where we stand (``here``), once per interval:
+        it signs nothing before every other member has (``table.md`` §7)."""
+        now = trio.current_time()
+        if now - self._here_sent.get(request.member, -ANSWER_EVERY) < ANSWER_EVERY:
+            return
+        self._here_sent[request.member] = now
+        await self._send(self.peer.roll_call(request.nonce, HERE_KIND))
+
+    # ------------------------------------------------------------------ resuming
+
+    def _unconfirmed(self) -> list[int]:
+        """The other members that have not yet shown, by answering our roll call, that
+        they hold no record after ours (a member ahead of us is unconfirmed until its
+        records are ours too: one of them may be a message we signed before)."""
+        transcript = self.peer.transcript
+        left = []
+        for member in self.peer.other_members():
+            count, head = self._here.get(member, (-1, b""))
+            if not 0 <= count <= len(transcript) or transcript.digest_after(count) != head:
+                left.append(member)
+        return left
+
+    async def _roll_call(self) -> None:
+        """Our turn, in a seat taken back from its files: before signing anything, learn
+        from every other member whether we signed this slot already (``table.md`` §7).
+
+        Our files may be older than what we signed (a backup put back, a disk that lost
+        its last writes): signing again would make two messages for one slot, and every
+        seat, ours included, would name us as cheating. So we send a roll call; every
+        other member answers with the records we lack (our own signed copies among them,
+        which we adopt) and says where it stands. We sign once each of them holds nothing
+        after our head; until then we wait and say so. A member that never answers keeps
+        us waiting; past the message limit we stop, naming nobody, to be resumed later."""
+        peer = self.peer
+        head = peer.transcript.head
+        started = trio.current_time()
+        deadline = started + self.timeouts.message
+        every = self.timeouts.nudge
+        ask_at = started
+        told_at = started + NOTICE_EVERY
+        while peer is self.peer and peer.transcript.head == head:
+            left = self._unconfirmed()
+            if not left and not peer.behind_own_secrets:
+                self._rolling = False
+                return
+            now = trio.current_time()
+            if now >= deadline:
+                names = ", ".join(peer.names[s] for s in self._seats_of(left)) or "nobody"
+                raise self._stop(
+                    "disconnected",
+                    None,
+                    f"not heard from {names} in {round(now - started)} s; this seat was "
+                    "taken back from its files and signs nothing before the others say "
+                    "where the game stands (it may have signed more than its files hold)",
+                )
+            if now >= ask_at:
+                nonce = os.urandom(NONCE_LEN)
+                self._nonces.add(nonce)
+                await self._send(peer.roll_call(nonce))
+                self.stats.sync_requests += 1
+                ask_at = now + every
+                every = min(2 * every, MAX_NUDGE)
+            if now >= told_at:
+                told_at = now + NOTICE_EVERY
+                for seat in self._seats_of(left)[:1]:
+                    await self._notice("confirming", seat, now - started)
+            wire: bytes | None = None
+            with trio.move_on_at(min(deadline, ask_at, told_at)):
+                wire = await self._receive()
+            if wire is not None:
+                await self._handle(wire)
+
+    def _seats_of(self, members: Sequence[int]) -> list[int]:
+        """The seats (current hand's indexes) of ``members``."""
+        seats = (self.peer.seat_of_member(m) for m in members)
+        return [s for s in seats if s is not None]
 
     # ------------------------------------------------------------------ records
 

@@ -8,7 +8,9 @@ Timing tests run on trio's autojump clock, every seat on the hub's in-process li
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,22 +20,36 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.cli.main import main
+from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.files import game_record
 from tarot_p2p.files.atomic import write_json_atomic
 from tarot_p2p.files.game_record import Result, read_table
 from tarot_p2p.files.history import load_games, open_history, store_game
 from tarot_p2p.files.profile import Profile, Ticket
 from tarot_p2p.files.seat_files import SeatFiles, sheet_document
+from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.codec import encode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import UnattributedMessage
-from tarot_p2p.protocol.peer import replay_file
+from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
 from tarot_p2p.protocol.sync import REPEAT_BURST, REPEAT_RATE, SYNC_DOMAIN
 from tarot_p2p.protocol.transcript import parse_file, read_frames
-from tests.net.test_game import TABLE_ID, identity
-from tests.seat.test_runner import play_local
+from tarot_p2p.seat.runner import Decision, Outcome, Policy, TableRunner
+from tarot_p2p.seat.session import resume_seat
+from tests.net.test_game import (
+    SECRET,
+    TABLE_ID,
+    Game,
+    Seat,
+    assert_agreement,
+    identity,
+    joined,
+    one_deal,
+    sit,
+)
+from tests.seat.test_runner import SHORT, Crash, play_local
 
 
 class ForgedAbandon:
@@ -251,3 +267,73 @@ async def test_a_game_whose_last_record_landed_before_a_kill_is_recorded_as_ende
         else:
             assert read_table(files.directory, {}).result is Result.FINISHED
         assert json.loads(files.sheet.read_text()) == document
+
+
+class BackupThenCrash:
+    """A bot whose owner copies its transcript file at its ``backup``-th decision (a
+    backup), and whose process dies at its ``crash``-th."""
+
+    def __init__(self, path: Path, backup: int, crash: int) -> None:
+        self.path = path
+        self.backup = backup
+        self.crash = crash
+        self.made = 0
+        self.copy: bytes | None = None
+        self.bot = BotPolicy(1)
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        self.made += 1
+        if self.made == self.backup:
+            self.copy = self.path.read_bytes()
+        if self.made == self.crash:
+            raise Crash
+        return await self.bot.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+
+async def test_a_seat_resumed_from_a_backup_signs_no_slot_twice(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """Issue 17: after restoring an older copy of one's own transcript, the same command
+    signed again a slot it had signed already, and every seat named it an equivocator.
+    Now the resumed seat asks the others first, takes back its own signed messages from
+    them, and the game finishes with one transcript everywhere."""
+    keys = [identity("backup", i) for i in range(3)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    victim = SeatFiles.for_table(tmp_path, TABLE_ID, keys[1].public_key().public_bytes_raw())
+    crashing = BackupThenCrash(victim.transcript, backup=3, crash=6)
+    policies: list[Policy] = [BotPolicy(0), crashing, BotPolicy(2)]
+    game = Game(
+        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
+        hub,
+        None,
+        None,
+    )
+    config = replace(one_deal(3), game_length=2)
+    resumed: list[Outcome] = []
+
+    async def seat(i: int) -> None:
+        try:
+            await sit(game, i, hub.local_link(), config, tmp_path, SHORT)
+        except Crash:
+            assert crashing.copy is not None
+            victim.transcript.write_bytes(crashing.copy)  # the backup put back
+            peer = resume_seat(victim, keys[1], rng=DeterministicRandom(b"other"))
+            assert peer is not None and peer.my_turn()
+            runner = TableRunner(
+                peer, hub.local_link(), BotPolicy(7), victim, timeouts=SHORT, offload=False
+            )
+            resumed.append(await runner.run())
+
+    async with trio.open_nursery() as nursery:
+        for i in range(3):
+            nursery.start_soon(seat, i)
+            await joined(hub, i)
+    assert crashing.made == 6 and resumed
+    game.seats[1].outcome = resumed[0]
+    for s in game.seats:
+        assert s.outcome is not None
+        assert s.outcome.abort is None, s.outcome.abort
+    assert_agreement(game)

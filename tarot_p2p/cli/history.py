@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from tarot_p2p.files.game_record import Deal, Game, PlayerTotals, Result, player_totals
-from tarot_p2p.files.history import HistoryError, load_games, open_history, rebuild
+from tarot_p2p.files.history import (
+    HistoryError,
+    load_games,
+    mend_unfinished,
+    open_history,
+    rebuild,
+)
 from tarot_p2p.files.profile import Profile
 from tarot_p2p.protocol.names import for_terminal
 
@@ -83,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             games: list[Game] = []
         else:
             with closing(open_history(path, _tell)) as conn:
+                mend_unfinished(conn, profile.tables)
                 games = load_games(conn)
         text = _output(args, games)
     except (HistoryError, OSError, sqlite3.Error, ValueError) as exc:

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from tarot_p2p.files.seat_files import SeatFiles
+from tarot_p2p.files.seat_files import SeatFiles, mend_sheet
 from tarot_p2p.protocol.audit_report import TranscriptReport
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.protocol.identity import fingerprint
@@ -262,6 +262,7 @@ def read_table(directory: Path, details: Mapping[int, DealDetail]) -> Game:
     sheet, which the runner writes once the seats are drawn or when it stops) or with
     damaged files."""
     files = SeatFiles(directory)
+    mend_sheet(files)  # a program killed as the game's last record landed
     try:
         data = files.transcript.read_bytes()
         frames = read_frames(data)

@@ -43,7 +43,7 @@ from tarot_p2p.files.game_record import (
     details_from_audit,
     read_table,
 )
-from tarot_p2p.files.seat_files import SeatFiles
+from tarot_p2p.files.seat_files import SeatFiles, mend_sheet
 from tarot_p2p.protocol.audit_report import audit_file
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.rules.config import TableConfig
@@ -374,6 +374,32 @@ class HistoryWriter:
             return
         self._warned = True
         log.warning("could not write your game history (%s); the game goes on", reason)
+
+
+def mend_unfinished(conn: sqlite3.Connection, tables: Path) -> list[str]:
+    """Read again the folders of the games the database says are unfinished whose files
+    hold the game's end (their program was killed as the last record landed, before the
+    sheet and this database were written); returns their folders.
+
+    Cheap for a game still being played or stopped: :func:`~.seat_files.mend_sheet` only
+    replays a transcript that ends with a score signature the sheet does not hold."""
+    mended = []
+    rows = conn.execute("SELECT folder FROM games WHERE result = ?", (Result.UNFINISHED.value,))
+    for (folder,) in rows.fetchall():
+        directory = tables / folder
+        files = SeatFiles(directory)
+        if not mend_sheet(files):
+            continue
+        try:
+            details = details_from_audit(audit_file(files.transcript.read_bytes()))
+            game = read_table(directory, details)
+            times = [p.stat().st_mtime for p in directory.iterdir()]
+        except (RecordError, OSError) as exc:
+            log.info("could not read %s again: %s", directory, exc)
+            continue
+        store_game(conn, game, min(times), max(times))
+        mended.append(folder)
+    return mended
 
 
 @dataclass(slots=True)

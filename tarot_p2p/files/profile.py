@@ -26,7 +26,7 @@ import platformdirs
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.files.atomic import write_private_atomic
-from tarot_p2p.files.seat_files import SeatFiles
+from tarot_p2p.files.seat_files import SeatFiles, mend_sheet
 from tarot_p2p.protocol.transcript import TranscriptFileError, read_frames
 
 APP_NAME = "tarot-p2p"
@@ -216,6 +216,7 @@ class Profile:
         except (OSError, TranscriptFileError):
             records = 0
         finished = False
+        mend_sheet(files)  # a program killed as the game's last record landed
         try:
             finished = bool(json.loads(files.sheet.read_text()).get("finished"))
         except (OSError, ValueError, AttributeError):

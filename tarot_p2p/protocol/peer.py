@@ -209,7 +209,9 @@ class Peer:
         self._members: Roster = dict(enumerate(roster))
         self._seated: Roster = {}
         self._saved: _Secrets | None = None
-        """While :meth:`resume` replays the file: the secrets to take back."""
+        """The secrets to take back as our own messages come by: while :meth:`resume`
+        replays the file, and after it for messages the file did not hold yet."""
+        self._replaying = False
         self._claimed: forfeit.Slot | None = None
         """The slot whose silent sender we claimed absent (we ignore its message there)."""
         self._claims: dict[forfeit.Slot, dict[int, bytes]] = {}
@@ -378,6 +380,14 @@ class Peer:
             raise LocalProtocolError("an observer sends nothing")
         return sync.sync_request(self._identity, self.table_id, self.member, self.transcript)
 
+    def roll_call(self, nonce: bytes, kind: str = sync.ROLL_KIND) -> bytes:
+        """Our signed roll call (taking our seat back), or our answer to one (``here``)."""
+        if self._identity is None or self.member is None:
+            raise LocalProtocolError("an observer sends nothing")
+        return sync.roll_call(
+            self._identity, self.table_id, self.member, self.transcript, nonce, kind
+        )
+
     def read_sync_request(self, wire: bytes) -> sync.SyncRequest:
         """A member's sync request (raises :class:`~.sync.SyncError` for anything else)."""
         return sync.read_sync_request(wire, self.table_id, self._members)
@@ -400,18 +410,40 @@ class Peer:
                 return []
             return self._accept(env)
         except SeatViolation as exc:
-            position = self._own_slot(env)
-            if env.kind == "abandon" and position is not None:
+            position = self._overtaken(env)
+            if position is not None:
                 raise Superseded(position, wire) from None
             raise self._by_seat(env, exc) from None
 
-    def _own_slot(self, env: SignedEnvelope) -> int | None:
-        """Where our transcript holds our own message for ``env``'s slot and history."""
-        for position, held in enumerate(self.transcript):
-            if held.slot == env.slot:
-                same_history = self.transcript.digest_after(position) == env.prev
-                return position if held.seat == self.seat and same_history else None
-        return None
+    def _overtaken(self, env: SignedEnvelope) -> int | None:
+        """Where ``env`` is the others' abandon of us, overtaking our own messages that
+        nobody took (``table.md`` §3.1); ``None`` for anything else, which then stays a
+        fork by its sender.
+
+        Only such an abandon may make a peer drop records, so everything that can be
+        checked before dropping them is: the slot is in the hand we are in, every record
+        from that slot on is ours (the others never took the first, so none of theirs can
+        follow), the abandon names us, and every other seat's claim verifies. A message
+        that claims to rewrite earlier records without all this changes nothing."""
+        if env.kind != "abandon" or self.seat is None or env.hand != self.hand.hand:
+            return None
+        position = next((i for i, e in enumerate(self.transcript) if e.slot == env.slot), None)
+        if position is None or self.transcript.digest_after(position) != env.prev:
+            return None
+        if any(e.seat != self.seat for e in list(self.transcript)[position:]):
+            return None
+        try:
+            message = m.load_body(env.kind, env.body)
+            assert isinstance(message, m.Abandon)
+            first = min(s for s in range(self.config.seats) if s != self.seat)
+            if message.seat != self.seat or env.seat != first:
+                return None
+            if len(message.claims) != self.config.seats - 1:
+                return None
+            self._check_claims(env, message)
+        except (SchemaError, SeatViolation):
+            return None
+        return position
 
     def rewound(self, count: int) -> Peer:
         """This seat as it stood after its first ``count`` messages, with its secrets (its
@@ -471,7 +503,17 @@ class Peer:
             blamed = self._blame(env, hand.exposed)
             raise CheatExposed(blamed.seat, blamed.reason, blamed.evidence)
         if self._saved is not None and env.seat == self.seat and env.hand == self._saved.hand:
-            self._restore(env.kind, hand)
+            try:
+                self._restore(env.kind, hand)
+            except ValueError:
+                if self._replaying:
+                    raise
+                self._saved = None  # not the secrets of this message: it goes on without
+            saved = self._saved
+            if saved is not None and (
+                env.kind == "ecart" or (env.kind == "key" and not saved.perm)
+            ):
+                self._saved = None  # taken back: nothing left to wait for
         if self.seat is not None:
             events.extend(self._learn(hand, events))
         if self.hand is hand:
@@ -610,14 +652,28 @@ class Peer:
             raise ValueError(f"member {saved.member} is not in the roster")
         peer = cls(config, table_id, roster, names, seat=saved.member, identity=identity, rng=rng)
         peer._saved = saved
+        peer._replaying = True
         for wire in frames.records:
             peer.receive(wire)
-        peer._saved = None
+        peer._replaying = False
         hand = peer.hand
         mine = {e.kind for e in peer.transcript if e.hand == hand.hand and e.seat == peer.seat}
-        if not peer.table.finished and "key" in mine and peer._x is None:
+        if saved.hand < hand.hand or (saved.hand == hand.hand and not (saved.x or saved.perm)):
+            peer._saved = None
+        lost = not peer.table.finished and "key" in mine and peer._x is None
+        if lost and saved.hand <= hand.hand:
             raise ValueError(f"the secrets are of hand {saved.hand}, not {hand.hand}")
+        # Secrets this file does not use yet stay pending: the file may be older than what
+        # this seat signed (restored from a backup), and its own messages, handed back by
+        # the others, take them back as they come (§7, a resumed seat adopts its copies).
         return peer
+
+    @property
+    def behind_own_secrets(self) -> bool:
+        """Our saved secrets are of a later hand than our transcript: we signed more than
+        it holds, and must take those records back before signing anything."""
+        saved = self._saved
+        return saved is not None and saved.hand > self.hand.hand
 
     def _restore(self, kind: str, hand: HandMachine) -> None:
         """Take back a saved secret as the own message that used it is replayed."""
@@ -812,6 +868,7 @@ class Peer:
 
     def _send(self, message: m.Message) -> bytes:
         assert self.seat is not None and self._identity is not None
+        self._saved = None  # a new message of ours: only what the transcript holds counts
         hand = self.hand
         env = seal(
             self._identity,

@@ -16,7 +16,8 @@ requester finds the equivocation with both signed messages in hand.
 
 A request is signed by a member of the roster, so a stranger holding the join code cannot
 make the table resend its transcript; a replayed request only causes a bounded answer,
-which peers rate-limit (the I/O layer keeps the clock).
+which peers rate-limit (the I/O layer keeps the clock), and each peer resends a member
+only so much it sent that member before (:class:`AnswerBudget`).
 
 :class:`EarlyMessages` keeps envelopes that arrived before the ones they build on (a gap):
 they are retried, in order, as soon as the transcript reaches the digest they carry.
@@ -51,6 +52,10 @@ MAX_ANSWER_RECORDS = 64
 MAX_ANSWER_BYTES = 512 << 10
 """Bytes of records sent in answer to one request (at least one record is sent)."""
 SPLIT_CONTEXT = 8
+REPEAT_BURST = 128 << 10
+"""Bytes of records answered again to one member at once (see :class:`AnswerBudget`)."""
+REPEAT_RATE = 8 << 10
+"""Bytes a second by which that allowance comes back."""
 """Records before a diverging point sent along, so the requester sees both versions."""
 _LIMITS = Limits(max_buffer_size=512, max_str_len=16, max_bin_len=128, max_map_len=5)
 
@@ -80,13 +85,48 @@ _SCHEMA = Schema(
 )
 
 
+ROLL_KIND = "roll"
+HERE_KIND = "here"
+NONCE_LEN = 16
+_ROLL_LIMITS = Limits(max_buffer_size=512, max_str_len=16, max_bin_len=128, max_map_len=6)
+
+
+@dataclass(frozen=True, slots=True)
+class _RollPayload:
+    count: int
+    head: bytes
+    kind: str
+    member: int
+    nonce: bytes
+    table_id: bytes
+
+
+_ROLL_SCHEMA = Schema(
+    _RollPayload,
+    {
+        "count": ("n", UInt(0xFFFFFFFF)),
+        "head": ("d", Bytes(DIGEST_LEN)),
+        "kind": ("k", Text(16)),
+        "member": ("m", UInt(15)),
+        "nonce": ("r", Bytes(NONCE_LEN)),
+        "table_id": ("t", Bytes(TABLE_ID_LEN)),
+    },
+)
+
+
 @dataclass(frozen=True, slots=True)
 class SyncRequest:
-    """``member`` holds ``count`` records whose chain ends at ``head``."""
+    """``member`` holds ``count`` records whose chain ends at ``head``.
+
+    ``kind`` is ``sync`` (a plain request), ``roll`` (a *roll call*: the member takes its
+    seat back from its files and asks every other member to say where it stands, echoing
+    ``nonce``) or ``here`` (a member's answer to the roll call ``nonce``)."""
 
     member: int
     count: int
     head: bytes
+    kind: str = SYNC_KIND
+    nonce: bytes = b""
 
 
 def sync_request(
@@ -105,13 +145,49 @@ def sync_request(
     return encode([payload, identity.sign(SYNC_DOMAIN + payload)])
 
 
+def roll_call(
+    identity: Ed25519PrivateKey,
+    table_id: bytes,
+    member: int,
+    transcript: Transcript,
+    nonce: bytes,
+    kind: str = ROLL_KIND,
+) -> bytes:
+    """Our roll call (``kind`` ``roll``) or our answer to one (``here``, echoing its
+    ``nonce``): a sync request that also asks, or says, where each member stands."""
+    if kind not in (ROLL_KIND, HERE_KIND) or len(nonce) != NONCE_LEN:
+        raise ValueError("a roll call or its answer carries a 16-byte nonce")
+    payload = encode(
+        {
+            "d": transcript.head,
+            "k": kind,
+            "m": member,
+            "n": len(transcript),
+            "r": nonce,
+            "t": table_id,
+        }
+    )
+    return encode([payload, identity.sign(SYNC_DOMAIN + payload)])
+
+
 def read_sync_request(wire: bytes, table_id: bytes, members: Roster) -> SyncRequest:
-    """Parse and verify a request; ``members`` is the set-up's roster, by member index."""
+    """Parse and verify a request (a plain one, a roll call or an answer to one);
+    ``members`` is the set-up's roster, by member index."""
     try:
         payload, signature, fields = load_signed(wire, _LIMITS, _SCHEMA, "sync request")
+        nonce = b""
     except DecodeError as exc:
-        raise SyncError(str(exc)) from None
-    if fields.kind != SYNC_KIND or fields.table_id != table_id:
+        try:
+            payload, signature, rolled = load_signed(wire, _ROLL_LIMITS, _ROLL_SCHEMA, "roll call")
+        except DecodeError:
+            raise SyncError(str(exc)) from None
+        if rolled.kind not in (ROLL_KIND, HERE_KIND) or len(rolled.nonce) != NONCE_LEN:
+            raise SyncError("not a roll call") from None
+        nonce = rolled.nonce
+        fields = _Payload(rolled.count, rolled.head, rolled.kind, rolled.member, rolled.table_id)
+    if fields.kind not in (SYNC_KIND, ROLL_KIND, HERE_KIND) or fields.table_id != table_id:
+        raise SyncError("not a sync request for this table")
+    if (fields.kind == SYNC_KIND) != (not nonce):
         raise SyncError("not a sync request for this table")
     key = members.get(fields.member)
     if key is None:
@@ -120,20 +196,25 @@ def read_sync_request(wire: bytes, table_id: bytes, members: Roster) -> SyncRequ
         key.verify(signature, SYNC_DOMAIN + payload)
     except InvalidSignature:
         raise SyncError("sync request: bad signature") from None
-    return SyncRequest(fields.member, fields.count, fields.head)
+    return SyncRequest(fields.member, fields.count, fields.head, fields.kind, nonce)
 
 
 def answer(transcript: Transcript, request: SyncRequest) -> list[bytes]:
     """The records to send for ``request``: those after the requester's, and when its head
     is not ours at that length, the few before it too (both versions then meet)."""
+    return answer_span(transcript, request)[1]
+
+
+def answer_span(transcript: Transcript, request: SyncRequest) -> tuple[int, list[bytes]]:
+    """:func:`answer`, with the index (from 0) of the first record it sends."""
     ours = len(transcript)
     start = request.count
     if start > ours:
-        return []  # the requester is ahead of us: we are the one to ask
+        return start, []  # the requester is ahead of us: we are the one to ask
     if transcript.digest_after(start) != request.head:
         start = max(0, start - SPLIT_CONTEXT)
     elif start == ours:
-        return []
+        return start, []
     records = [env.wire for env in list(transcript)[start:]]
     out: list[bytes] = []
     size = 0
@@ -142,7 +223,48 @@ def answer(transcript: Transcript, request: SyncRequest) -> list[bytes]:
             break
         out.append(wire)
         size += len(wire)
-    return out
+    return start, out
+
+
+class AnswerBudget:
+    """What one peer resends to each requesting member over time (``wire.md`` §7.2).
+
+    Why: a request costs its sender a few hundred bytes and each answering peer up to
+    512 KiB, which the hub then relays to every member; the hub's budget (§7.4) bounds
+    what the requester sends, not what its requests make the others send. A member that
+    asks again and again (a wrong digest, a replay) must not turn every honest peer into
+    a flood.
+
+    Each record is answered to a member once for free: a member catching up from nothing
+    gets the whole transcript, at the pace of its own requests. A record answered to it
+    before is a *repeat* (its answer was lost, or it asks for nothing new): repeats come
+    out of a token bucket of bytes per member, ``burst`` deep and refilled at ``rate``
+    bytes a second. An answer is cut at the first repeat that does not fit: records go
+    out in chain order, never with a hole. Times are the caller's clock, in seconds."""
+
+    def __init__(self, burst: int = REPEAT_BURST, rate: int = REPEAT_RATE) -> None:
+        self.burst = burst
+        self.rate = rate
+        self._answered: dict[int, int] = {}
+        """By member: records ``0 .. n - 1`` were each answered to it at least once."""
+        self._bucket: dict[int, tuple[float, float]] = {}
+        """By member: (bytes of repeats it may still be sent, at what time)."""
+
+    def grant(self, member: int, start: int, records: Sequence[bytes], now: float) -> list[bytes]:
+        """The first of ``records`` (numbered from ``start``) that may go to ``member``."""
+        answered = self._answered.get(member, 0)
+        level, at = self._bucket.get(member, (float(self.burst), now))
+        level = min(float(self.burst), level + max(0.0, now - at) * self.rate)
+        out: list[bytes] = []
+        for index, wire in enumerate(records, start):
+            if index < answered:
+                if len(wire) > level:
+                    break
+                level -= len(wire)
+            out.append(wire)
+        self._bucket[member] = (level, now)
+        self._answered[member] = max(answered, start + len(out))
+        return out
 
 
 class EarlyMessages:

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -81,7 +82,16 @@ from tarot_p2p.protocol.errors import (
 )
 from tarot_p2p.protocol.forfeit import ClaimError
 from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent, Superseded
-from tarot_p2p.protocol.sync import EarlyMessages, SyncError, SyncRequest, answer
+from tarot_p2p.protocol.sync import (
+    HERE_KIND,
+    NONCE_LEN,
+    ROLL_KIND,
+    AnswerBudget,
+    EarlyMessages,
+    SyncError,
+    SyncRequest,
+    answer_span,
+)
 from tarot_p2p.protocol.table import ENGINE_TYPES
 from tarot_p2p.protocol.transcript import TranscriptGap
 from tarot_p2p.rules.actions import Action, Discard
@@ -145,6 +155,8 @@ class Notice:
     been silent past its limit; the others may soon score its abandon), ``claimed``
     (another seat claimed ``seat`` absent), ``back`` (``seat`` asked for the records it
     missed after we had told the player we wait for it: it was away and is back),
+    ``confirming`` (this seat was taken back from its files and waits, before signing
+    anything, for ``seat`` to say where the game stands),
     ``reconnecting`` (our own link is down, since ``seconds``) or ``connected`` (our link
     is back)."""
 
@@ -209,6 +221,7 @@ class WireStats:
     """Sync requests we sent."""
     resent: int = 0
     """Records we sent again in answer to others' sync requests."""
+    resent_bytes: int = 0
     reconnects: int = 0
     early: int = 0
     """Messages that arrived before those they build on, kept until they fit."""
@@ -298,6 +311,8 @@ class TableRunner:
         self._secrets = b""
         self._early = EarlyMessages()
         self._answered: dict[int, float] = {}
+        self._budget = AnswerBudget()
+        """What we may resend each member (``wire.md`` §7.2)."""
         self._counts: dict[int, int] = {}
         """The most records each member said it holds (in its sync requests)."""
         self._ask_at = float("inf")
@@ -306,6 +321,15 @@ class TableRunner:
         """Links opened so far after the first: a wait restarts its deadline on a new one."""
         self._claim: bytes | None = None
         """Our forfeit claim for the current wait, sent again with every nudge."""
+        self._rolling = False
+        """Taken back from our files, we sign nothing before every other member has told
+        us where it stands (:meth:`_roll_call`)."""
+        self._nonces: set[bytes] = set()
+        """Our roll calls of this run."""
+        self._here: dict[int, tuple[int, bytes]] = {}
+        """By member: the records it held and their digest, as it answered our roll call."""
+        self._here_sent: dict[int, float] = {}
+        """By member: when we last answered one of its roll calls."""
         self._told_waiting: int | None = None
         """The seat the player was told we wait for, in the current wait (``None``: none
         yet): only a seat missed for that long can be said to come back."""
@@ -334,6 +358,8 @@ class TableRunner:
         self.files.directory.mkdir(parents=True, exist_ok=True)
         store, self._saved = await self._run(self._open_store)
         self._store = store
+        # Taken back from our files: they may be older than what we signed (table.md §7).
+        self._rolling = self._saved > 0
         abort: AbortRecord | None = None
         try:
             await self._persist()
@@ -341,7 +367,9 @@ class TableRunner:
             self._ask_at = trio.current_time()
             try:
                 while self.peer.expected_sender() is not None:  # (a rewind replaces the peer)
-                    if self.peer.my_turn():
+                    if self.peer.my_turn() and self._rolling:
+                        await self._roll_call()
+                    elif self.peer.my_turn():
                         await self._speak()
                     else:
                         await self._listen()
@@ -598,9 +626,10 @@ class TableRunner:
             # We were the silent seat: our message never reached the others, who scored
             # our abandon. Drop it (and anything after) and take the abandon instead.
             log.warning("%s", exc)
-            await self._rewind(exc.position)
-            await self._handle(exc.wire)
-            return
+            taken = await self._rewind(exc)
+            if taken is None:
+                return
+            peer, before, events = self.peer, exc.position, taken
         except SeatViolation as exc:
             await self._persist()
             # Every honest peer must see the proof: a relay may have shown the others
@@ -623,13 +652,29 @@ class TableRunner:
                 continue
             await self._handle(kept)
 
-    async def _rewind(self, count: int) -> None:
+    async def _rewind(self, overtaken: Superseded) -> list[PeerEvent] | None:
+        """Take the others' abandon of us in place of our own messages nobody took.
+
+        The abandon is tried on the rewound seat first: the transcript file is cut only
+        once it is accepted there, so a message that claims to rewrite our records and
+        fails any check leaves the file as it was (``table.md`` §3.1)."""
         store = self._store
         assert store is not None
-        self.peer = await self._run(self.peer.rewound, count)
+        count = overtaken.position
+        try:
+            rewound = await self._run(self.peer.rewound, count)
+            events = await self._run(rewound.receive, overtaken.wire)
+        except SeatViolation as exc:
+            raise self._violation(exc) from None
+        except (LocalProtocolError, UnattributedMessage, ValueError) as exc:
+            self.stats.ignored += 1
+            log.info("ignored an abandon that does not fit our history: %s", exc)
+            return None
         await self._run(store.truncate, count)
+        self.peer = rewound
         self._saved = count
         self._unsynced = False
+        return events
 
     async def _ask(self) -> None:
         """Broadcast a sync request: whoever holds records after ours sends them."""
@@ -659,6 +704,10 @@ class TableRunner:
                 return True
             request = SyncRequest(member, 0, peer.transcript.genesis)
         self._counts[request.member] = max(self._counts.get(request.member, 0), request.count)
+        if request.kind == HERE_KIND and request.nonce in self._nonces:
+            self._here[request.member] = (request.count, request.head)
+        if request.kind == ROLL_KIND:
+            await self._answer_roll(request)
         seat = peer.seat_of_member(request.member)
         if seat is not None and seat == peer.expected_sender() == self._told_waiting:
             # A seat we have been waiting for asks for what it missed: it was away and
@@ -671,14 +720,94 @@ class TableRunner:
         now = trio.current_time()
         if now - self._answered.get(request.member, -ANSWER_EVERY) < ANSWER_EVERY:
             return True
-        records = answer(peer.transcript, request)
+        start, records = answer_span(peer.transcript, request)
+        records = self._budget.grant(request.member, start, records, now)
         if not records:
             return True
         self._answered[request.member] = now
         for record in records:
             await self._send(record)
             self.stats.resent += 1
+            self.stats.resent_bytes += len(record)
         return True
+
+    async def _answer_roll(self, request: SyncRequest) -> None:
+        """Tell a member taking its seat back where we stand (``here``), once per interval:
+        it signs nothing before every other member has (``table.md`` §7)."""
+        now = trio.current_time()
+        if now - self._here_sent.get(request.member, -ANSWER_EVERY) < ANSWER_EVERY:
+            return
+        self._here_sent[request.member] = now
+        await self._send(self.peer.roll_call(request.nonce, HERE_KIND))
+
+    # ------------------------------------------------------------------ resuming
+
+    def _unconfirmed(self) -> list[int]:
+        """The other members that have not yet shown, by answering our roll call, that
+        they hold no record after ours (a member ahead of us is unconfirmed until its
+        records are ours too: one of them may be a message we signed before)."""
+        transcript = self.peer.transcript
+        left = []
+        for member in self.peer.other_members():
+            count, head = self._here.get(member, (-1, b""))
+            if not 0 <= count <= len(transcript) or transcript.digest_after(count) != head:
+                left.append(member)
+        return left
+
+    async def _roll_call(self) -> None:
+        """Our turn, in a seat taken back from its files: before signing anything, learn
+        from every other member whether we signed this slot already (``table.md`` §7).
+
+        Our files may be older than what we signed (a backup put back, a disk that lost
+        its last writes): signing again would make two messages for one slot, and every
+        seat, ours included, would name us as cheating. So we send a roll call; every
+        other member answers with the records we lack (our own signed copies among them,
+        which we adopt) and says where it stands. We sign once each of them holds nothing
+        after our head; until then we wait and say so. A member that never answers keeps
+        us waiting; past the message limit we stop, naming nobody, to be resumed later."""
+        peer = self.peer
+        head = peer.transcript.head
+        started = trio.current_time()
+        deadline = started + self.timeouts.message
+        every = self.timeouts.nudge
+        ask_at = started
+        told_at = started + NOTICE_EVERY
+        while peer is self.peer and peer.transcript.head == head:
+            left = self._unconfirmed()
+            if not left and not peer.behind_own_secrets:
+                self._rolling = False
+                return
+            now = trio.current_time()
+            if now >= deadline:
+                names = ", ".join(peer.names[s] for s in self._seats_of(left)) or "nobody"
+                raise self._stop(
+                    "disconnected",
+                    None,
+                    f"not heard from {names} in {round(now - started)} s; this seat was "
+                    "taken back from its files and signs nothing before the others say "
+                    "where the game stands (it may have signed more than its files hold)",
+                )
+            if now >= ask_at:
+                nonce = os.urandom(NONCE_LEN)
+                self._nonces.add(nonce)
+                await self._send(peer.roll_call(nonce))
+                self.stats.sync_requests += 1
+                ask_at = now + every
+                every = min(2 * every, MAX_NUDGE)
+            if now >= told_at:
+                told_at = now + NOTICE_EVERY
+                for seat in self._seats_of(left)[:1]:
+                    await self._notice("confirming", seat, now - started)
+            wire: bytes | None = None
+            with trio.move_on_at(min(deadline, ask_at, told_at)):
+                wire = await self._receive()
+            if wire is not None:
+                await self._handle(wire)
+
+    def _seats_of(self, members: Sequence[int]) -> list[int]:
+        """The seats (current hand's indexes) of ``members``."""
+        seats = (self.peer.seat_of_member(m) for m in members)
+        return [s for s in seats if s is not None]
 
     # ------------------------------------------------------------------ records
 

@@ -171,6 +171,10 @@ _FR: Final[dict[str, str]] = {
     "notice_back": "{name} revient à la table (reconnexion)",
     "notice_reconnecting": "Connexion perdue : reconnexion en cours ({time})",
     "notice_connected": "De retour à la table",
+    "notice_confirming": (
+        "Reprise depuis vos fichiers : vous ne jouez pas avant que {name} dise où en est la "
+        "partie (vos fichiers sont peut-être plus anciens que vos coups) ({time})"
+    ),
     "abandon_title": "{name} est resté silencieux : le remplaçant a joué sa main",
     "notice_absent": (
         "{name} ne répond plus depuis {time} : s'il ne revient pas, "
@@ -360,6 +364,10 @@ _EN: Final[dict[str, str]] = {
     "notice_back": "{name} is coming back (reconnecting)",
     "notice_reconnecting": "Connection lost: reconnecting ({time})",
     "notice_connected": "Back at the table",
+    "notice_confirming": (
+        "Taken back from your files: you play nothing until {name} says where the game "
+        "stands (your files may be older than your moves) ({time})"
+    ),
     "abandon_title": "{name} went silent: the stand-in played his hand",
     "notice_absent": (
         "{name} has not answered for {time}: if they do not come back, "

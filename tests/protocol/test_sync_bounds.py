@@ -15,10 +15,14 @@ from tarot_p2p.protocol.envelope import SignedEnvelope, seal
 from tarot_p2p.protocol.sync import (
     MAX_ANSWER_BYTES,
     MAX_ANSWER_RECORDS,
+    REPEAT_BURST,
+    REPEAT_RATE,
     SPLIT_CONTEXT,
+    AnswerBudget,
     EarlyMessages,
     SyncRequest,
     answer,
+    answer_span,
 )
 from tarot_p2p.protocol.transcript import Transcript
 from tests.protocol.wire_vectors import BINDING, TABLE_ID, identity
@@ -143,3 +147,35 @@ def test_early_messages_keep_the_reference_bounds_of_the_spec() -> None:
     for k in range(9):
         early.keep(b"e", bytes([k]) * mib)
     assert [m[0] for m in early.ready(b"e")] == list(range(1, 9))  # 8 MiB: the first went
+
+
+def test_each_record_is_answered_to_a_member_once_for_free_then_from_its_budget() -> None:
+    """wire.md §7.2: a member asking again and again costs a peer the transcript once,
+    plus a burst, plus a rate; other members keep their own allowance."""
+    transcript, envs = a_transcript(10, size=1000)
+    budget = AnswerBudget(burst=2500, rate=1000)
+    size = len(envs[0].wire)
+    wrong = SyncRequest(1, 2, b"\x00" * 32)  # a wrong digest: everything from the start
+    start, records = answer_span(transcript, wrong)
+    assert start == 0 and len(records) == 10
+    assert budget.grant(1, start, records, now=0.0) == records  # new to member 1
+    again = budget.grant(1, start, records, now=0.0)
+    assert again == records[: 2500 // size]  # repeats: the burst, cut in chain order
+    assert budget.grant(1, start, records, now=0.1) == []  # nothing fits yet
+    assert len(budget.grant(1, start, records, now=0.1 + 2 * size / 1000)) == 2  # refilled
+    assert budget.grant(2, start, records, now=0.2) == records  # member 2: its own count
+    # A member catching up is never slowed: each answer brings records new to it.
+    long, _ = a_transcript(2 * MAX_ANSWER_RECORDS + 5)
+    fresh = AnswerBudget(burst=0, rate=0)
+    count = 0
+    while count < len(long):
+        start, records = answer_span(long, request(long, count))
+        assert fresh.grant(3, start, records, now=0.0) == records
+        count += len(records)
+
+
+def test_the_answer_budget_keeps_the_reference_values_of_the_spec() -> None:
+    """wire.md §7.2: burst 128 KiB, refilled at 8 KiB/s."""
+    assert (REPEAT_BURST, REPEAT_RATE) == (128 << 10, 8 << 10)
+    budget = AnswerBudget()
+    assert (budget.burst, budget.rate) == (REPEAT_BURST, REPEAT_RATE)

@@ -1,0 +1,339 @@
+"""Files that cannot betray their owner (issue 17): what others send never shortens a seat's
+transcript file.
+
+Timing tests run on trio's autojump clock, every seat on the hub's in-process link, as in
+``test_runner``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from contextlib import closing
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.cli.main import main
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.files import game_record
+from tarot_p2p.files.atomic import write_json_atomic
+from tarot_p2p.files.game_record import Result, read_table
+from tarot_p2p.files.history import load_games, open_history, store_game
+from tarot_p2p.files.profile import Profile, Ticket
+from tarot_p2p.files.seat_files import SeatFiles, sheet_document
+from tarot_p2p.net.hub import Hub
+from tarot_p2p.net.link import MessageLink
+from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.codec import encode
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
+from tarot_p2p.protocol.errors import UnattributedMessage
+from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
+from tarot_p2p.protocol.sync import REPEAT_BURST, REPEAT_RATE, SYNC_DOMAIN
+from tarot_p2p.protocol.transcript import parse_file, read_frames
+from tarot_p2p.seat.runner import Decision, Outcome, Policy, TableRunner
+from tarot_p2p.seat.session import resume_seat
+from tests.net.test_game import (
+    SECRET,
+    TABLE_ID,
+    Game,
+    Seat,
+    assert_agreement,
+    identity,
+    joined,
+    one_deal,
+    sit,
+)
+from tests.seat.test_runner import SHORT, Crash, play_local
+
+
+class ForgedAbandon:
+    """A member's link that, as hand 2 starts, first sends an abandon it signed for the slot
+    of the victim's own message in hand 1, carrying junk claims: a message claiming to
+    rewrite the victim's earlier records."""
+
+    def __init__(self, inner: MessageLink, key: Ed25519PrivateKey, victim: bytes, mine: Path):
+        self.inner = inner
+        self.key = key
+        self.victim = victim
+        self.mine = mine
+        self.forged: bytes | None = None
+
+    def _forge(self, env: SignedEnvelope) -> bytes:
+        parsed = parse_file(self.mine.read_bytes())
+        records = list(parsed.transcript)
+        setup = m.load_body("table", records[0].body)
+        assert isinstance(setup, m.Setup)
+        victim_member = list(setup.roster).index(self.victim)
+        # The victim's seat is the one whose hand-1 messages its key signed.
+        for position, held in enumerate(records):
+            if held.hand != 1:
+                continue
+            try:
+                open_envelope(
+                    held.wire,
+                    table_id=TABLE_ID,
+                    roster={
+                        held.seat: Ed25519PublicKey.from_public_bytes(setup.roster[victim_member])
+                    },
+                )
+            except UnattributedMessage:
+                continue
+            prev = parsed.transcript.digest_after(position)
+            body = m.dump_body(m.Abandon(held.seat, (bytes(64), bytes(64))))
+            return seal(
+                self.key, table_id=TABLE_ID, hand=held.hand, seq=held.seq, seat=env.seat,
+                prev=prev, kind="abandon", body=body,
+            ).wire  # fmt: skip
+        raise AssertionError("the victim signed nothing in hand 1")
+
+    async def send(self, message: bytes) -> None:
+        try:
+            env = open_envelope(message, table_id=TABLE_ID, roster=None)
+        except UnattributedMessage:  # join and sync requests
+            await self.inner.send(message)
+            return
+        if self.forged is None and env.hand == 2:
+            self.forged = self._forge(env)
+            await self.inner.send(self.forged)
+        await self.inner.send(message)
+
+    async def receive(self) -> bytes:
+        return await self.inner.receive()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_forged_abandon_shortens_no_file_and_names_its_signer(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """Issue 17: a forged abandon with junk claims cut a victim's transcript from 51 to 40
+    records, and at an earlier hand stopped its program ("the secrets are of hand 2, not
+    1"). Now the victim keeps every record and names the forger with the signed abandon,
+    as the other seat does."""
+    seed = "forged abandon"
+    keys = [identity(seed, i) for i in range(3)]
+    raw = [k.public_key().public_bytes_raw() for k in keys]
+    forger_files = SeatFiles.for_table(tmp_path, TABLE_ID, raw[2])
+    links: dict[int, ForgedAbandon] = {}
+
+    def wrap(i: int, link: MessageLink) -> MessageLink:
+        if i != 2:
+            return link
+        links[i] = ForgedAbandon(link, keys[2], raw[1], forger_files.transcript)
+        return links[i]
+
+    sizes: list[int] = []
+    game = await play_local(3, [BotPolicy(i) for i in range(3)], tmp_path, seed, deals=3, wrap=wrap)
+    forged = links[2].forged
+    assert forged is not None
+    forger = game.seats[2].peer
+    assert forger is not None
+    for index in (0, 1):
+        seat = game.seats[index]
+        assert seat.outcome is not None and seat.outcome.abort is not None
+        abort = seat.outcome.abort
+        assert abort.kind == "violation" and abort.attributed
+        assert abort.seat == forger.seat and abort.evidence == (forged,)
+        assert seat.files is not None and seat.outcome.peer is not None
+        held = parse_file(seat.files.transcript.read_bytes()).transcript
+        sizes.append(len(held))
+        assert held.head == seat.outcome.peer.transcript.head
+    # Both honest seats kept the same records, up to the forged message: nothing was cut.
+    assert sizes[0] == sizes[1] and sizes[0] > 20
+
+
+class AskingAgain:
+    """A member's link that also sends, every ``every`` seconds, a sync request signed by
+    its key claiming one record with a wrong digest: each honest peer would answer it with
+    the transcript's first records (issue 17's amplification)."""
+
+    def __init__(self, inner: MessageLink, key: Ed25519PrivateKey, member: int, every: float):
+        self.inner = inner
+        self.key = key
+        self.member = member
+        self.every = every
+        self.sent = 0
+        self._next = 0.0
+
+    def _request(self) -> bytes:
+        payload = encode({"d": bytes(32), "k": "sync", "m": self.member, "n": 1, "t": TABLE_ID})
+        return encode([payload, self.key.sign(SYNC_DOMAIN + payload)])
+
+    async def send(self, message: bytes) -> None:
+        await self.inner.send(message)
+
+    async def receive(self) -> bytes:
+        while True:
+            now = trio.current_time()
+            if now >= self._next:
+                self._next = now + self.every
+                self.sent += 1
+                await self.inner.send(self._request())
+            with trio.move_on_at(self._next):
+                return await self.inner.receive()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def play_asked(tmp_path: Path, every: float | None) -> tuple[int, int, int]:
+    """A three-seat game of two deals on the real clock, member 1 asking again every
+    ``every`` seconds (``None``: never); returns the bytes the two others resent, the
+    transcript's bytes, and the requests sent."""
+    asking: list[AskingAgain] = []
+
+    def wrap(i: int, link: MessageLink) -> MessageLink:
+        if i != 1 or every is None:
+            return link
+        asking.append(AskingAgain(link, identity("asked", 1), 1, every))
+        return asking[0]
+
+    game = await play_local(
+        3, [BotPolicy(i) for i in range(3)], tmp_path, "asked", deals=2, wrap=wrap
+    )
+    assert all(s.outcome is not None and s.outcome.finished for s in game.seats)
+    files = game.seats[0].files
+    assert files is not None
+    resent = 0
+    for index in (0, 2):
+        outcome = game.seats[index].outcome
+        assert outcome is not None
+        resent += outcome.stats.resent_bytes
+    return resent, len(files.transcript.read_bytes()), asking[0].sent if asking else 0
+
+
+async def test_sync_requests_asked_again_and_again_cost_a_bounded_answer(tmp_path: Path) -> None:
+    """Issue 17: a member asking with a wrong digest every 0.5 s made the hub send 71.5 MiB
+    where a quiet game sends 0.5 MiB. Each honest peer now resends that member the
+    transcript once at most, plus its repeat budget (wire.md §7.2); the game finishes.
+    Asked every 0.05 s here, so that a short game shows it: without the budget the two
+    peers resent about 2.8 MB here, with it 0.5 MB (a quiet game: 27 kB)."""
+    started = trio.current_time()
+    resent, transcript, requests = await play_asked(tmp_path, every=0.05)
+    elapsed = trio.current_time() - started
+    assert requests >= 20
+    bound = 2 * (transcript + REPEAT_BURST + REPEAT_RATE * elapsed)
+    assert resent <= bound, (resent, bound, elapsed)
+
+
+async def test_a_game_whose_last_record_landed_before_a_kill_is_recorded_as_ended(
+    autojump_clock: trio.testing.MockClock,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 17: a bot killed just as the game's last record landed kept ``sheet.json``
+    unfinished forever (``history`` said "unfinished", ``resume --list`` offered it,
+    ``--rebuild`` did not mend it). The end is now read from the transcript."""
+    tables = tmp_path / "tables"
+    game = await play_local(3, [BotPolicy(i) for i in range(3)], tables, "killed late")
+    seat = game.seats[1]
+    assert seat.files is not None and seat.outcome is not None and seat.outcome.finished
+    files = seat.files
+    document = json.loads(files.sheet.read_text())
+    # The kill: every record is in the file, the sheet is the one written before the last.
+    data = files.transcript.read_bytes()
+    frames = read_frames(data)
+    before = replay_file(data[: frames.offsets[-1]]).observer
+    write_json_atomic(files.sheet, sheet_document(before, files, document["seat"]))
+    profile = Profile(tmp_path)
+    profile.save_ticket(files, Ticket(role="join", code="c", name="P1"))
+    # The history written while the program ran, before the end: "unfinished".
+    with monkeypatch.context() as patched:
+        patched.setattr(game_record, "mend_sheet", lambda files: False)
+        stale = read_table(files.directory, {})
+    assert stale.result is Result.UNFINISHED
+    with closing(open_history(profile.history, print)) as conn:
+        store_game(conn, stale, 0.0, 0.0)
+    assert main(["history", "--profile", str(tmp_path)]) == 0
+    assert "unfinished" not in capsys.readouterr().out
+    assert json.loads(files.sheet.read_text()) == document  # mended, as the runner wrote it
+    with closing(open_history(profile.history, print)) as conn:
+        (kept,) = load_games(conn)
+    assert kept.result is Result.FINISHED and len(kept.deals) == len(stale.deals) + 1
+    # The same for resume --list and --rebuild, each from the stale sheet again.
+    for look in ("list", "rebuild"):
+        write_json_atomic(files.sheet, sheet_document(before, files, document["seat"]))
+        if look == "list":
+            assert profile.state(files).finished
+            assert profile.unfinished(profile.identity()) == []
+        else:
+            assert read_table(files.directory, {}).result is Result.FINISHED
+        assert json.loads(files.sheet.read_text()) == document
+
+
+class BackupThenCrash:
+    """A bot whose owner copies its transcript file at its ``backup``-th decision (a
+    backup), and whose process dies at its ``crash``-th."""
+
+    def __init__(self, path: Path, backup: int, crash: int) -> None:
+        self.path = path
+        self.backup = backup
+        self.crash = crash
+        self.made = 0
+        self.copy: bytes | None = None
+        self.bot = BotPolicy(1)
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        self.made += 1
+        if self.made == self.backup:
+            self.copy = self.path.read_bytes()
+        if self.made == self.crash:
+            raise Crash
+        return await self.bot.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+
+async def test_a_seat_resumed_from_a_backup_signs_no_slot_twice(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """Issue 17: after restoring an older copy of one's own transcript, the same command
+    signed again a slot it had signed already, and every seat named it an equivocator.
+    Now the resumed seat asks the others first, takes back its own signed messages from
+    them, and the game finishes with one transcript everywhere."""
+    keys = [identity("backup", i) for i in range(3)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    victim = SeatFiles.for_table(tmp_path, TABLE_ID, keys[1].public_key().public_bytes_raw())
+    crashing = BackupThenCrash(victim.transcript, backup=3, crash=6)
+    policies: list[Policy] = [BotPolicy(0), crashing, BotPolicy(2)]
+    game = Game(
+        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
+        hub,
+        None,
+        None,
+    )
+    config = replace(one_deal(3), game_length=2)
+    resumed: list[Outcome] = []
+
+    async def seat(i: int) -> None:
+        try:
+            await sit(game, i, hub.local_link(), config, tmp_path, SHORT)
+        except Crash:
+            assert crashing.copy is not None
+            victim.transcript.write_bytes(crashing.copy)  # the backup put back
+            peer = resume_seat(victim, keys[1], rng=DeterministicRandom(b"other"))
+            assert peer is not None and peer.my_turn()
+            runner = TableRunner(
+                peer, hub.local_link(), BotPolicy(7), victim, timeouts=SHORT, offload=False
+            )
+            resumed.append(await runner.run())
+
+    async with trio.open_nursery() as nursery:
+        for i in range(3):
+            nursery.start_soon(seat, i)
+            await joined(hub, i)
+    assert crashing.made == 6 and resumed
+    game.seats[1].outcome = resumed[0]
+    for s in game.seats:
+        assert s.outcome is not None
+        assert s.outcome.abort is None, s.outcome.abort
+    assert_agreement(game)

@@ -13,7 +13,9 @@ Theory of operation. For one scenario the kit
    message and hands it to every kit seat, which checks it as our peer does. It answers
    the implementation's sync requests, and once the game is over says so with a sync
    request of each of its seats (``wire.md`` §7.2), so a peer waiting for the others
-   to hold the whole game may leave;
+   to hold the whole game may leave. In a leave game one kit seat goes silent at its turn
+   and the kit's other seats take part in its abandon as our peers do: claims after the
+   forfeit time, the abandon, the release, the stand-in (``conformance.md`` §3.3);
 5. after a cheat that stops the table — sent to the implementation alone, while the kit's
    seats took the honest version of that slot (a split view) — plays on honestly until
    the implementation is expected, then listens until the program exits, keeping
@@ -529,7 +531,12 @@ def _judge(
     problems = [failure] if failure else []
     if expected is None and not failure and table.seats is not None:
         problems.append("the kit found no deal that allowed its cheat")
-    if scenario.leaves is not None and table.left is None and not failure and table.seats:
+    if (
+        scenario.leaves is not None
+        and table.left is None
+        and not failure
+        and table.seats is not None
+    ):
         problems.append("the kit's seat found no moment to leave the table")
     if expected is not None and verdict == expected:
         problems += _wire_problems(table, expected)

@@ -20,8 +20,12 @@ Cheats are made as early as the rules let them: the set-up's key shares and shuf
 the first deal's shares, its first bid, its first card. A cheat that needs a moment — a
 card to play, a petit sec not held — waits for a deal that gives it, and a scenario plays
 several deals to find one. The audit games choose their deal instead (:mod:`.deals`,
-through the escrow), so that the cheater wins the hand and only the audit changes the
-score line.
+through the escrow), so that the hand's winner is known whatever the implementation
+plays and only the audit changes the score line.
+
+In a leave game (``leaves``) a kit seat goes silent mid-hand: the implementation must take
+part in the abandon, the release of its key and the stand-in's play (``table.md``
+§3.1–3.2); a cheat of the release round (a wrong piece) needs such a game.
 """
 
 from __future__ import annotations

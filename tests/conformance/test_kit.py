@@ -84,9 +84,7 @@ AUDITED = [s.name for s in SCENARIOS if s.found_by == AUDIT]
 LEAVES = [s.name for s in SCENARIOS if s.leaves is not None and s.stage is None]
 
 
-@pytest.mark.parametrize(
-    "name", AUDITED if FULL else ["illegal-ecart-3", "false-poignee-excuse-5", "revoke-3"]
-)
+@pytest.mark.parametrize("name", AUDITED if FULL else ["false-poignee-excuse-5", "revoke-3"])
 async def test_a_program_that_skips_the_audit_fails_every_audit_game(name: str) -> None:
     """Issue 19: on the kit's chosen deal the cheating taker wins the hand, so only the
     audit's penalty changes the score line; a program that scores the hand as played signs

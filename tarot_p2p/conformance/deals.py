@@ -29,7 +29,7 @@ from tarot_p2p.crypto.shuffle import prove_shuffle
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import HandMachine, Phase
-from tarot_p2p.rules.cards import EXCUSE, suit_card, trump
+from tarot_p2p.rules.cards import EXCUSE, SUITS, suit_card, trump
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import CHIEN, chien_size, deal_pattern, hand_size
 
@@ -159,3 +159,56 @@ def master_of_trumps(seats: KitSeats, hand: HandMachine) -> ChosenDeal:
     king = suit_card(2, 14)
     chien = [king, *_lowest_plain(chien_size(config) - 1, taker_cards)]
     return _fill(config, hand.dealer, {kit_taker(seats, hand): taker_cards}, chien)
+
+
+def _plain_by_rank() -> list[int]:
+    """Every suit card, the lowest ranks first (aces, then twos...), suit by suit."""
+    return [suit_card(s, r) for r in range(1, 15) for s in SUITS]
+
+
+def revoker(seats: KitSeats, hand: HandMachine) -> int:
+    """The kit defender that revokes in :func:`trump_wall`'s deal: the first kit seat after
+    the taker in the bidding order. It never leads the first trick (the first bidder does,
+    and the taker is the first kit seat to bid), so it plays to a card already led there."""
+    order = bidding_order(seats.config, hand.dealer)
+    taker, iut = kit_taker(seats, hand), seats.iut_seat()
+    return next(s for s in order[1:] if s not in (taker, iut))
+
+
+def trump_wall(seats: KitSeats, hand: HandMachine) -> ChosenDeal:
+    """A deal the defence wins whatever the implementation plays, and on which a kit
+    defender can revoke at its first card.
+
+    The kit's taker and the chien hold the lowest suit cards (no trump, no Excuse, no
+    king). One kit defender, the *wall*, holds the highest trumps: every trick it plays in
+    has a trump of it, above any other trump, so the taker never takes a trick and the
+    attack scores its écart alone. The revoker (:func:`revoker`) holds the low trumps, the
+    Excuse and suit cards of every suit, so that whatever the first trick's first card
+    (a suit card, or the wall's trump), it has a card it may not play. At five the kings
+    go to the last kit defender, who is then the called partner and takes nothing either.
+    At three the revoker is the wall: every trump and a nine of three suits; the
+    implementation holds the other suit cards and the Excuse, so it follows every suit in
+    the first trick; after its revoke the wall plays its lowest cards, so the taker may
+    take at most three tricks, far from any contract."""
+    config = seats.config
+    n, size, chien_cards = config.seats, hand_size(config), chien_size(config)
+    plain = _plain_by_rank()
+    taker_cards, chien = plain[:size], plain[size : size + chien_cards]
+    rest = plain[size + chien_cards :]
+    taker, cheater = kit_taker(seats, hand), revoker(seats, hand)
+    fixed = {taker: taker_cards}
+    if n == 3:
+        fixed[cheater] = [*(trump(t) for t in range(1, 22)), *(suit_card(s, 9) for s in SUITS[:3])]
+        return _fill(config, hand.dealer, fixed, chien)
+    low = 21 - size  # the wall's trumps are the `size` highest
+    fixed[cheater] = [*(trump(t) for t in range(1, low + 1)), EXCUSE]
+    fixed[cheater] += rest[: size - len(fixed[cheater])]
+    rest = rest[size - low - 1 :]
+    iut = seats.iut_seat()
+    others = [s for s in bidding_order(config, hand.dealer) if s not in (taker, cheater, iut)]
+    fixed[others[0]] = [trump(t) for t in range(low + 1, 22)]
+    if n == 5:
+        kings = [suit_card(s, 14) for s in SUITS]
+        plain_rest = [c for c in rest if c not in kings]
+        fixed[others[1]] = [*kings, *plain_rest[: size - len(kings)]]
+    return _fill(config, hand.dealer, fixed, chien)

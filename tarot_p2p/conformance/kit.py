@@ -13,7 +13,9 @@ Theory of operation. For one scenario the kit
    message and hands it to every kit seat, which checks it as our peer does. It answers
    the implementation's sync requests, and once the game is over says so with a sync
    request of each of its seats (``wire.md`` §7.2), so a peer waiting for the others
-   to hold the whole game may leave;
+   to hold the whole game may leave. In a leave game one kit seat goes silent at its turn
+   and the kit's other seats take part in its abandon as our peers do: claims after the
+   forfeit time, the abandon, the release, the stand-in (``conformance.md`` §3.3);
 5. after a cheat that stops the table — sent to the implementation alone, while the kit's
    seats took the honest version of that slot (a split view) — plays on honestly until
    the implementation is expected, then listens until the program exits, keeping
@@ -52,6 +54,7 @@ from tarot_p2p.net.hub import Hub, LocalLink
 from tarot_p2p.protocol.codec import DecodeError
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
 from tarot_p2p.protocol.errors import ProtocolError, UnattributedMessage
+from tarot_p2p.protocol.forfeit import ClaimError
 from tarot_p2p.protocol.peer import CheatExposed, Peer
 from tarot_p2p.protocol.sync import SyncError, answer
 from tarot_p2p.protocol.table import HandMachine
@@ -194,6 +197,11 @@ class _Table:
         """The seat draw put the implementation where the kit cannot choose the deals."""
         self.heard: list[bytes] = []
         """Every message the implementation sent (through the hub, in order)."""
+        self.forfeit = float(config.forfeit_after)
+        self.left: int | None = None
+        """The kit seat that left the table (a leave game), once it has."""
+        self.claimed = False
+        """The kit's seats have claimed the silent seat absent."""
 
     async def seat_everyone(self) -> None:
         """Wait for the implementation's join request; seat it and send the set-up."""
@@ -225,6 +233,9 @@ class _Table:
             if peer is None:
                 await self._hear()
                 continue
+            if self._leaves(peer):
+                await self._silence(peer)
+                continue
             stage = self.scenario.stage
             bid = self.scenario.bid if self.move is None else None
             if self.move is None and stage is not None:
@@ -240,6 +251,54 @@ class _Table:
         # Over: each seat says it holds the whole game (wire.md §7.2).
         for peer in seats.peers.values():
             await self.link.send(peer.sync_request())
+
+    def _leaves(self, peer: Peer) -> bool:
+        """Whether ``peer`` goes silent now (the scenario's leave, once a game)."""
+        leaves = self.scenario.leaves
+        seats = self.seats
+        assert seats is not None
+        return self.left is None and leaves is not None and leaves(seats, peer)
+
+    async def _silence(self, peer: Peer) -> None:
+        """``peer`` leaves: it sends nothing more. The kit hears the implementation until
+        the silent seat's abandon is in the transcript (``table.md`` §3.1): after the
+        table's forfeit time each other kit seat signs its claim, and the lowest present
+        seat, once it holds every claim (the implementation's too), sends the abandon —
+        the kit's seat, or the implementation, which then must. The silent peer keeps
+        following the table (it gets every message), so the kit's view stays whole; it is
+        never expected again in that hand."""
+        seats = self.seats
+        assert seats is not None and peer.seat is not None
+        self.left = peer.seat
+        head = seats.ref.transcript.head
+        claim_at = trio.current_time() + self.forfeit
+        while seats.ref.transcript.head == head:
+            wire = None
+            with trio.move_on_at(claim_at):  # the wait only: a message is handled whole
+                wire = await self._receive()
+            if wire is not None:
+                await self._take(wire)
+            if not self.claimed and trio.current_time() >= claim_at:
+                self.claimed = True
+                for claimer in seats.others(peer):
+                    wire = claimer.forfeit_claim()
+                    if wire is None:
+                        raise KitFailure("the kit's seats could not claim the silent seat")
+                    for other in seats.others(claimer):
+                        other.read_forfeit_claim(wire)
+                    await self.link.send(wire)
+                await self._abandon()
+
+    async def _abandon(self) -> None:
+        """The ``abandon``, when a kit seat is the one to send it and holds every claim."""
+        seats = self.seats
+        assert seats is not None
+        speaker = seats.ref.hand.present_speaker()
+        peer = None if speaker is None else seats.peer_at(speaker)
+        wire = None if peer is None else peer.abandon()
+        if wire is not None:
+            seats.deliver(wire, peer)
+            await self.link.send(wire)
 
     def _program_shuffles_last(self) -> bool:
         """Whether the seats are drawn and the implementation's is the last (deals.py)."""
@@ -303,9 +362,12 @@ class _Table:
     async def _hear(self, *, apply: bool = True) -> None:
         """One message from the implementation: a sync request is answered; a message is
         checked by every kit seat while ``apply`` (the table is being played)."""
+        await self._take(await self._receive(), apply=apply)
+
+    async def _take(self, wire: bytes, *, apply: bool = True) -> None:
+        """Handle ``wire``, heard from the implementation (see :meth:`_hear`)."""
         seats = self.seats
         assert seats is not None
-        wire = await self._receive()
         ref = seats.ref
         try:
             request = ref.read_sync_request(wire)
@@ -314,6 +376,8 @@ class _Table:
         if request is not None:
             for record in answer(ref.transcript, request):
                 await self.link.send(record)
+            return
+        if self.left is not None and await self._claim(wire):
             return
         env = _envelope(wire, self.table_id)
         if env is None or not apply or not self._signed_by_it(env):
@@ -338,6 +402,20 @@ class _Table:
             self.exposed = True  # its message showed the cheat, as it must: the table stops
         except ProtocolError as exc:
             raise KitFailure(f"the kit's seats refused its {env.kind!r} message: {exc}") from None
+
+    async def _claim(self, wire: bytes) -> bool:
+        """Whether ``wire`` is a forfeit claim. Every kit seat takes it (each keeps the
+        claims of the slot it waits at); the implementation's may complete the abandon."""
+        seats = self.seats
+        assert seats is not None
+        try:
+            seats.ref.read_forfeit_claim(wire)
+        except ClaimError:
+            return False
+        for peer in seats.others(seats.ref):
+            peer.read_forfeit_claim(wire)
+        await self._abandon()
+        return True
 
     def _signed_by_it(self, env: SignedEnvelope) -> bool:
         """Whether ``env`` claims the implementation as its sender (its member index in
@@ -370,7 +448,7 @@ async def _work(fn: Callable[..., T], *args: Any) -> T:
 
 async def run_scenario(scenario: Scenario, options: Options) -> Result:
     """Play ``scenario`` against the implementation and judge it."""
-    players = options.players if options.players and not scenario.sized else scenario.players
+    players = scenario.size(options.players)
     started = time.monotonic()
     for _ in range(REDRAWS):
         result = await _run_table(scenario, options, players, started)
@@ -399,13 +477,14 @@ async def _run_table(
             code = hub.join_code(options.listen, port).encode()
             command = options.command.replace("{code}", shlex.quote(code))
             nursery.start_soon(program.run, command.replace("{dir}", shlex.quote(folder)))
-            with trio.move_on_after(options.timeout) as clock:
+            timeout = options.timeout + (0 if scenario.leaves is None else table.forfeit)
+            with trio.move_on_after(timeout) as clock:
                 failure = await _drive(table, program, hosted)
             if table.redrawn:
                 nursery.cancel_scope.cancel()  # the program is stopped with the table
                 return None
             if clock.cancelled_caught:
-                failure = f"no verdict within {options.timeout:g} s"
+                failure = f"no verdict within {timeout:g} s"
             nursery.cancel_scope.cancel()
     return _judge(table, program, failure, players, time.monotonic() - started)
 
@@ -452,6 +531,13 @@ def _judge(
     problems = [failure] if failure else []
     if expected is None and not failure and table.seats is not None:
         problems.append("the kit found no deal that allowed its cheat")
+    if (
+        scenario.leaves is not None
+        and table.left is None
+        and not failure
+        and table.seats is not None
+    ):
+        problems.append("the kit's seat found no moment to leave the table")
     if expected is not None and verdict == expected:
         problems += _wire_problems(table, expected)
     # A program the kit had to stop printed nothing worth showing beside why it was stopped.

@@ -20,13 +20,18 @@ Cheats are made as early as the rules let them: the set-up's key shares and shuf
 the first deal's shares, its first bid, its first card. A cheat that needs a moment — a
 card to play, a petit sec not held — waits for a deal that gives it, and a scenario plays
 several deals to find one. The audit games choose their deal instead (:mod:`.deals`,
-through the escrow), so that the cheater wins the hand and only the audit changes the
-score line.
+through the escrow), so that the hand's winner is known whatever the implementation
+plays and only the audit changes the score line.
+
+In a leave game (``leaves``) a kit seat goes silent mid-hand: the implementation must take
+part in the abandon, the release of its key and the stand-in's play (``table.md``
+§3.1–3.2); a cheat of the release round (a wrong piece) needs such a game.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,13 +40,13 @@ from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import HandMachine, Phase
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import EXCUSE, KING_MASK, OUDLER_MASK, TRUMP_MASK, cards_of, mask_of
-from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.config import FORFEIT_LIMITS, GameEnd, TableConfig
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.state import game_of
 
 from . import cheats
-from .deals import DealPlan, master_of_trumps
+from .deals import DealPlan, kit_taker, master_of_trumps, revoker, trump_wall
 from .seats import KitSeats
 from .verdict import EQUIVOCATION, Verdict
 
@@ -84,6 +89,8 @@ class Move:
 
 Stage = Callable[[KitSeats, Peer, RandomSource], Move | None]
 """Called with the kit's seats, the kit peer about to speak and a random source."""
+Leave = Callable[[KitSeats, Peer], bool]
+"""Called with the kit's seats and the kit peer about to speak: whether it leaves now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,17 +114,34 @@ class Scenario:
     """What of the implementation's own finds the cheat: its checks of each message as it
     arrives (:data:`ARRIVAL`: signatures, proofs, turns, the rules' public checks) or the
     end-of-hand audit (:data:`AUDIT`); unused for an honest game."""
+    leaves: Leave | None = None
+    """When a kit seat leaves the table mid-hand (``None``: nobody leaves): called with the
+    kit seat about to speak, it says whether that seat goes silent instead, for good. The
+    table then plays with the shortest forfeit time (``table.md`` §3.1)."""
+    min_players: int = 3
+    """The smallest table the game can be played at (``--players`` below it plays it at
+    this size)."""
 
     @property
     def sized(self) -> bool:
         """Whether the game is one of a set, one per table size (the honest games, the
-        audit games on chosen deals): ``--players`` keeps the one of its size, never plays
-        it at another."""
+        leave games, the audit games on chosen deals): ``--players`` keeps the one of its
+        size, never plays it at another."""
         return self.stage is None or self.plan is not None
 
+    def size(self, players: int | None = None) -> int:
+        """The table's size when ``--players`` asks for ``players`` (``None``: its own)."""
+        if players is None or self.sized:
+            return self.players
+        return max(players, self.min_players)
+
     def config(self, players: int | None = None) -> TableConfig:
+        forfeit = {} if self.leaves is None else {"forfeit_after": FORFEIT_LIMITS[0]}
         return TableConfig(
-            players=players or self.players, game_end=GameEnd.DEALS, game_length=self.deals
+            players=self.size(players),
+            game_end=GameEnd.DEALS,
+            game_length=self.deals,
+            **forfeit,  # type: ignore[arg-type]
         )
 
 
@@ -305,6 +329,54 @@ def wrong_score_line(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | N
     return _violation(peer, cheats.wrong_score(peer, seats.key(peer)), "score")
 
 
+def mid_hand(seats: KitSeats, peer: Peer) -> bool:
+    """A kit seat leaves at its turn to play, once it has played a card of the hand."""
+    state, seat = peer.private_state(), peer.seat
+    if not (_at(peer, Phase.PLAY) and _can_play(peer)) or state is None or seat is None:
+        return False
+    return bool(state.played_by[seat])
+
+
+def before_two_releasers(seats: KitSeats, peer: Peer) -> bool:
+    """As :func:`mid_hand`, where two kit seats release their pieces one after the other
+    (the RELEASE round goes by seat, the silent one left out): a kit seat's wrong piece can
+    then reach the implementation alone, another kit seat speaking next (``conformance.md``
+    §1 step 5). At four seats, not every kit seat leaves so; at five, any does."""
+    if not mid_hand(seats, peer):
+        return False
+    iut = seats.iut_seat()
+    releasers = [s for s in range(peer.config.seats) if s != peer.seat]
+    return any(iut not in pair for pair in itertools.pairwise(releasers))
+
+
+def wrong_release(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """In the RELEASE round after a kit seat left, another sends a value that is not its
+    piece of the silent seat's escrow (``crypto.md`` §10.6)."""
+    if not _at(peer, Phase.RELEASE):
+        return None
+    return _violation(peer, cheats.wrong_release(peer, seats.key(peer), rng), "release")
+
+
+def revoke(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
+    """The kit's revoker (:func:`~.deals.revoker`) plays, at its first card of the chosen
+    deal, a card the rules forbid: a trump, when it holds one it may not play, else a
+    suit card (not following, or not trumping). Hidden while the cards are; the audit finds
+    it (``revoke``, ``must-trump``) and the defence, which won the hand, loses it."""
+    state, seat = peer.private_state(), peer.seat
+    if not (_at(peer, Phase.PLAY) and _can_play(peer)) or state is None or seat is None:
+        return None
+    hand = peer.hand
+    if state.taker != kit_taker(seats, hand) or seat != revoker(seats, hand):
+        return None
+    illegal = peer.my_cards() & ~state.legal_play_mask() & ~(1 << EXCUSE)
+    if not illegal:
+        return None
+    trumps = illegal & TRUMP_MASK
+    card = max(cards_of(trumps)) if trumps else min(cards_of(illegal))
+    wire = cheats.cheat_play(peer, card)
+    return Move((wire,), FINISHED, delivered=wire, audited=(hand, seat))
+
+
 def _refused(kind: str) -> str:
     return f"violation by the cheater: {kind}"
 
@@ -446,6 +518,48 @@ SCENARIOS: tuple[Scenario, ...] = (
             found_by=AUDIT,
         )
         for n in (3, 4, 5)
+    ),
+    *(
+        Scenario(
+            f"revoke-{n}",
+            f"at {n}, the kit deals one of its defenders every high trump, so the defence "
+            "wins every trick it must; another defender revokes at its first card",
+            "finished, with the audit's line: the defence loses the hand",
+            n,
+            revoke,
+            bid=Contract.GARDE,
+            deals=2,
+            plan=trump_wall,
+            found_by=AUDIT,
+        )
+        for n in (3, 4, 5)
+    ),
+    *(
+        Scenario(
+            f"leaves-{n}",
+            f"at {n}, one of the kit's players leaves mid-hand (silent at its turn to play): "
+            "the others claim its absence, release its key and its stand-in plays its cards",
+            "finished, the hand played out by the stand-in",
+            n,
+            member=(1, 3, 2)[n - 3],
+            bid=Contract.GARDE,
+            deals=2,
+            leaves=mid_hand,
+        )
+        for n in (3, 4, 5)
+    ),
+    Scenario(
+        "wrong-release",
+        "one of the kit's players leaves mid-hand; in the release of its key another sends "
+        "a value that is not its piece",
+        _refused("release"),
+        4,
+        wrong_release,
+        member=2,
+        bid=Contract.GARDE,
+        deals=2,
+        leaves=before_two_releasers,
+        min_players=4,
     ),
     Scenario(
         "bad-escrow",

@@ -11,19 +11,24 @@ The others are the lax programs of issue 19, which the kit must fail in every ga
 for what they skip:
 
 ``lax``
-    checks no signature and no proof (key shares, shuffles, decryption shares, escrows),
-    echoes every message it gets, and, when the table has been quiet for a few seconds
-    without the game being over, blames the last sender for the last kind of message it
-    got: a program that copies the table's reaction instead of finding the cheat.
+    checks no signature and no proof (key shares, shuffles, decryption shares, escrows,
+    released pieces), echoes every message it gets, and, when the table has been quiet for
+    a few seconds without the game being over, blames the last sender for the last kind of
+    message it got: a program that copies the table's reaction instead of finding the
+    cheat. At a table whose forfeit time a game can wait out (the kit's leave games) it
+    waits that long too before it calls the table quiet, so it takes part in an absence
+    as our peer does and fails a cheat made after one for what it skips, not for leaving.
 ``no-audit``
     checks everything as it arrives but skips the end-of-hand audit (it scores every hand
     as played, with no penalty).
-``sloppy``
-    both: no proof, no audit, echo, blame the last sender.
 ``builds-on``
     checks everything, but when it finds a violation it drops the offending message and
     plays on (the other version of the slot, the next hand's keys...) as if nothing had
     happened.
+``own-stand-in``
+    checks everything, but when a seat has left, its stand-in plays the last legal move
+    instead of the one ``table.md`` §3.2 names: a program that finishes the hand its own
+    way, not as every peer computes it.
 """
 
 from __future__ import annotations
@@ -50,7 +55,9 @@ from tarot_p2p.protocol.errors import ProtocolError, SeatViolation
 from tarot_p2p.rules.config import Penalty
 
 QUIET = 6.0
-"""Seconds without a message after which ``lax`` and ``sloppy`` give their verdict."""
+"""Seconds without a message after which ``lax`` gives its verdict."""
+SHORT_FORFEIT = 60
+"""A forfeit time up to this many seconds is waited out before the table counts as quiet."""
 
 
 class KeepsEvidence:
@@ -97,6 +104,7 @@ def _no_checks() -> None:
     table.verify_shuffle = nothing  # type: ignore[assignment]
     table.verify_shares = nothing  # type: ignore[assignment]
     table.check_escrow = nothing  # type: ignore[assignment]
+    table.check_release = nothing  # type: ignore[assignment]
 
 
 def _no_audit() -> None:
@@ -180,6 +188,16 @@ async def _lax(code: JoinCode, folder: Path) -> Verdict:
         return heard["table"].link()
 
     conformance_peer.connect = connect
+    seated = conformance_peer.play_seat
+    quiet = [QUIET]
+
+    async def play_seat(seat: peer.Peer, *args: Any, **kwargs: Any) -> Any:
+        forfeit = seat.config.forfeit_after
+        if forfeit <= SHORT_FORFEIT:
+            quiet[0] = forfeit + QUIET
+        return await seated(seat, *args, **kwargs)
+
+    conformance_peer.play_seat = play_seat
     finished: list[bool] = []
 
     async def play() -> None:
@@ -194,7 +212,7 @@ async def _lax(code: JoinCode, folder: Path) -> Verdict:
         while not (finished and finished[0]):
             await trio.sleep(0.2)
             seen = heard.get("table")
-            if seen is not None and trio.current_time() - seen.heard_at > QUIET:
+            if seen is not None and trio.current_time() - seen.heard_at > quiet[0]:
                 break
         nursery.cancel_scope.cancel()
     seen = heard.get("table")
@@ -205,11 +223,24 @@ async def _lax(code: JoinCode, folder: Path) -> Verdict:
     return Verdict("violation", *seen.last)
 
 
+def _own_stand_in() -> None:
+    """The silent seat's moves are the engine's last legal ones of the kind the stand-in
+    would make (another card, another bid), not the stand-in's."""
+    rule = table.stand_in_action
+
+    def last_legal(engine: Any) -> Any:
+        chosen = rule(engine)
+        legal = [x for x in engine.legal_actions() if type(x) is type(chosen)]
+        return next((x for x in reversed(legal) if x != chosen), chosen)
+
+    table.stand_in_action = last_legal  # type: ignore[assignment]
+
+
 MODES: Mapping[str, Callable[[], None]] = {
     "lax": _no_checks,
     "no-audit": _no_audit,
-    "sloppy": lambda: (_no_checks(), _no_audit(), None)[-1],
     "builds-on": _builds_on,
+    "own-stand-in": _own_stand_in,
 }
 
 
@@ -218,7 +249,7 @@ def main() -> int:
     code = JoinCode.decode(text)
     if mode in MODES:
         MODES[mode]()
-    if mode in ("lax", "sloppy"):
+    if mode == "lax":
         print(trio.run(_lax, code, Path(folder)).line(), flush=True)
         return 0
     if mode == "keeps-evidence":

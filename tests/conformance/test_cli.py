@@ -19,9 +19,17 @@ def test_the_list_names_every_game_and_what_it_expects(capsys: pytest.CaptureFix
 def test_players_keeps_every_cheat_and_the_honest_game_of_that_size() -> None:
     names = [s.name for s in chosen(None, 4)]
     assert "honest-4" in names and "honest-3" not in names and "honest-5" not in names
-    assert len(names) == len([s for s in SCENARIOS if not s.sized]) + 3
+    # honest, leaves, illegal-ecart, false-poignee-excuse and revoke: one per size
+    assert len(names) == len([s for s in SCENARIOS if not s.sized]) + 5
     assert "illegal-ecart-4" in names and "illegal-ecart-3" not in names
+    assert "leaves-4" in names and "revoke-4" in names and "revoke-5" not in names
     assert [s.name for s in chosen(["rogue-key", "honest-5"], 3)] == ["rogue-key"]
+
+
+def test_a_game_that_needs_four_seats_is_played_at_four_when_asked_for_three() -> None:
+    (released,) = [s for s in chosen(["wrong-release"], 3)]
+    assert released.size(3) == released.size(None) == 4 and released.size(5) == 5
+    assert released.config(3).seats == 4
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import trio
 
-from tarot_p2p.conformance.kit import Options, run_scenario
+from tarot_p2p.conformance.kit import Options, Result, run_scenario
 from tarot_p2p.conformance.scenarios import AUDIT, CHECKED_ON_ARRIVAL, SCENARIOS, by_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +37,7 @@ SAMPLE = [
     "bad-shuffle",
     "equivocation",
     "forged-sender",
-    "false-poignee-excuse-4",
+    "revoke-4",
     "badly-sealed-piece",
 ]
 """Games the suite plays with our peer through the command line when not ``FULL``."""
@@ -72,17 +73,22 @@ async def test_a_program_that_checks_no_proof_fails_every_cheat(name: str) -> No
     blames the last sender once the table is quiet. The cheat reaches it alone and the
     kit's seats play on, so neither the table's reaction nor the last sender gives it away
     (wrong-share: a proof; card-not-held: a check it does make, whose verdict it then
-    throws away for the last sender's; forged-sender: a signature)."""
+    throws away for the last sender's; forged-sender: a signature; wrong-release, with
+    TAROT_P2P_FULL_KIT=1: a released piece)."""
     (scenario,) = by_name([name])
-    result = await run_scenario(scenario, Options(f"{LAX} lax {{code}} {{dir}}", timeout=90))
+    # wrong-release: the lax program waits out the forfeit time twice (the silence, then
+    # the quiet after the cheat), so it gets longer than the others.
+    timeout = 120 if scenario.leaves is not None else 90
+    result = await run_scenario(scenario, Options(f"{LAX} lax {{code}} {{dir}}", timeout=timeout))
     assert not result.passed, result
     assert result.expected != "finished" or name == "forged-sender"
 
 
 AUDITED = [s.name for s in SCENARIOS if s.found_by == AUDIT]
+LEAVES = [s.name for s in SCENARIOS if s.leaves is not None and s.stage is None]
 
 
-@pytest.mark.parametrize("name", AUDITED if FULL else ["illegal-ecart-3", "false-poignee-excuse-5"])
+@pytest.mark.parametrize("name", AUDITED if FULL else ["false-poignee-excuse-5", "revoke-3"])
 async def test_a_program_that_skips_the_audit_fails_every_audit_game(name: str) -> None:
     """Issue 19: on the kit's chosen deal the cheating taker wins the hand, so only the
     audit's penalty changes the score line; a program that scores the hand as played signs
@@ -99,6 +105,38 @@ async def test_our_peer_passes_every_audit_game(name: str) -> None:
     (scenario,) = by_name([name])
     result = await run_scenario(scenario, Options(OURS, timeout=90))
     assert result.passed, result
+
+
+async def test_a_seat_leaves_mid_hand_and_the_program_finishes_the_hand() -> None:
+    """Issue 16 item 5. A kit seat goes silent at its turn to play; after the forfeit time
+    (30 s) every other seat claims it absent, they release its key and its stand-in plays
+    its cards. Our peer finishes the hand with the kit's seats (leaves-N) and names the
+    seat that released a wrong piece (wrong-release); a program whose stand-in plays
+    otherwise than table.md 3.2 says fails. The games wait the same 30 s: they run side by
+    side (each on its own table)."""
+    own = f"{LAX} own-stand-in {{code}} {{dir}}"
+    games = [(n, OURS) for n in (LEAVES if FULL else ["leaves-4"])]
+    games += [("wrong-release", OURS), ("leaves-3", own)]
+    results: dict[tuple[str, str], Result] = {}
+
+    async def play(name: str, command: str) -> None:
+        (scenario,) = by_name([name])
+        # The other stand-in leaves the program waiting for a card the kit's seats wait
+        # for from it: it fails when its time is up (the forfeit time and 30 s).
+        options = Options(command, timeout=90 if command == OURS else 30)
+        results[name, command] = await run_scenario(scenario, options)
+
+    async with trio.open_nursery() as nursery:
+        for name, command in games:
+            nursery.start_soon(play, name, command)
+    for (_, command), result in results.items():
+        if command == OURS:
+            assert result.passed, result
+            assert result.seconds >= 30  # the forfeit time was waited out, not skipped
+        else:
+            assert not result.passed, result
+    (released,) = [r for (name, _), r in results.items() if name == "wrong-release"]
+    assert released.expected.endswith(" release") and released.players == 4
 
 
 @pytest.mark.parametrize("name", ["equivocation", "wrong-share"])

@@ -15,9 +15,10 @@ from collections.abc import Callable
 import pytest
 
 from tarot_p2p.protocol.codec import decode, encode
-from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.peer import Peer, SecretLost
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import file_header
+from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
 
@@ -144,8 +145,14 @@ def test_secrets_of_another_hand_or_seat_are_refused() -> None:
     data = transcript_file(table)
     for member, peer in enumerate(table.peers[:2]):
         rng = copy.deepcopy(table.rngs[member])
-        with pytest.raises(ValueError, match="hand 0, not 1"):
-            Peer.resume(data, stale[member], identity=table.keys[member], rng=rng)
+        # Secrets older than the file's own key of hand 1 (a backup put back): the seat
+        # resumes, knows it cannot sign anything more in hand 1, and says so in words.
+        behind = Peer.resume(data, stale[member], identity=table.keys[member], rng=rng)
+        lost = behind.secret_lost
+        assert lost is not None and (lost.hand, lost.kind) == (1, "key")
+        assert behind.my_cards() == 0
+        with pytest.raises(SecretLost, match="our own key of hand 1 is lost"):
+            behind.act(Bid(Contract.PRISE))
         other = table.peers[(member + 1) % 4].export_secrets()
         with pytest.raises(ValueError, match=r"not seat \d+'s key"):
             Peer.resume(data, other, identity=table.keys[member], rng=rng)

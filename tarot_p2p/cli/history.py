@@ -47,6 +47,7 @@ CONTRACT_ORDER = ("prise", "garde", "garde_sans", "garde_contre")
 STOPPED = {
     "absence": "stopped, {named} was silent",
     "disconnected": "stopped, connection lost",
+    "lost_secret": "stopped, your program's files were older than its messages",
     "violation": "stopped, {named} broke the rules (the proof is kept)",
 }
 

@@ -43,7 +43,7 @@ from tarot_p2p.protocol.identity import FINGERPRINT_LEN, fingerprint
 from tarot_p2p.protocol.names import for_terminal
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import Abandon
-from tarot_p2p.seat.runner import BACKOFF, Outcome, Policy, Timeouts
+from tarot_p2p.seat.runner import BACKOFF, LOST_SECRET, Outcome, Policy, Timeouts
 from tarot_p2p.seat.session import join_table, play_seat, resume_seat
 from tarot_p2p.ui.policy import BrowserPolicy
 
@@ -169,6 +169,21 @@ def describe_table(peer: Peer) -> str:
     return "\n".join(lines)
 
 
+def lost_secret_next_step(peer: Peer) -> str:
+    """What a player whose program lost a deal's secret can do (``table.md`` §7)."""
+    config = peer.config
+    after = (
+        "the game ends with that deal"
+        if config.abandon is Abandon.END
+        else "then run the same command again to play the next deals"
+    )
+    return (
+        f"The other players finish this deal without you once your seat has been silent for "
+        f"{config.forfeit_after} s: your cards are played for you and the deal is scored as "
+        f"played. Keep this program stopped until then; {after}."
+    )
+
+
 def report(outcome: Outcome, peer: Peer) -> int:
     """Print how the game ended and where its records are; the exit code."""
     files = outcome.files
@@ -180,6 +195,8 @@ def report(outcome: Outcome, peer: Peer) -> int:
         print(f"Deal {abort.hand} stopped: {for_terminal(abort.reason)}")
         if abort.kind == "violation":
             print("This table cannot go on: the proof is kept in the record below.")
+        elif abort.kind == LOST_SECRET:
+            print(lost_secret_next_step(peer))
         else:
             print("Nothing is lost: run the same command again later to go on with this table.")
         print(f"record of the stop: {files.abort}")

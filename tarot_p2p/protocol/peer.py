@@ -124,6 +124,20 @@ class Superseded(LocalProtocolError):
         self.wire = wire
 
 
+class SecretLost(LocalProtocolError):
+    """This seat cannot sign anything more in hand ``hand``: its own ``kind`` message of
+    that hand is in the transcript, but not the secret it was made with (the seat's files
+    were older than what it had signed: a backup put back, a disk that lost its last
+    writes). Nobody is at fault. The others finish that hand without this seat once it has
+    been silent past the forfeit time (``table.md`` §3.1); the next hand needs no old
+    secret, so the seat plays on from there (``table.md`` §7)."""
+
+    def __init__(self, hand: int, kind: str) -> None:
+        super().__init__(f"the secret of our own {kind} of hand {hand} is lost")
+        self.hand = hand
+        self.kind = kind
+
+
 class CheatExposed(SeatViolation):
     """A valid message opened cards that prove an earlier message of ``seat`` false.
 
@@ -226,6 +240,8 @@ class Peer:
         self._reset_secrets()
 
     def _reset_secrets(self) -> None:
+        self._lost: str | None = None
+        """The kind of our own message of this hand whose secret we lack (SecretLost)."""
         self._x: Scalar | None = None
         self._e: Scalar | None = None
         """This seat's escrow key of the hand (``crypto.md`` §10.1)."""
@@ -508,12 +524,17 @@ class Peer:
             except ValueError:
                 if self._replaying:
                     raise
-                self._saved = None  # not the secrets of this message: it goes on without
+                self._saved = None  # not the secrets of this message: see just below
             saved = self._saved
             if saved is not None and (
                 env.kind == "ecart" or (env.kind == "key" and not saved.perm)
             ):
                 self._saved = None  # taken back: nothing left to wait for
+        if env.seat == self.seat and self._secret_missing(env.kind):
+            # Our own message, handed back by the others or read from our file, without
+            # the secret it was made with: this hand goes on without us (SecretLost).
+            self._lost = env.kind
+            self._private = None  # it cannot follow our own moves any more
         if self.seat is not None:
             events.extend(self._learn(hand, events))
         if self.hand is hand:
@@ -631,7 +652,9 @@ class Peer:
 
         Raises :class:`~.transcript.TranscriptFileError` for an unusable file, a
         :class:`ProtocolError` for a record refused, ``ValueError`` when the secrets are
-        not this file's or not those of the hand the seat is in."""
+        not this file's or do not fit the own message of their hand that the file holds.
+        Secrets of an earlier hand than the file's own key are no error: the seat then
+        knows it cannot sign more in this hand (:attr:`secret_lost`)."""
         frames = _read_file(data)
         table_id = frames.table_id
         config, roster, names = _setup_of(frames)
@@ -657,16 +680,29 @@ class Peer:
             peer.receive(wire)
         peer._replaying = False
         hand = peer.hand
-        mine = {e.kind for e in peer.transcript if e.hand == hand.hand and e.seat == peer.seat}
         if saved.hand < hand.hand or (saved.hand == hand.hand and not (saved.x or saved.perm)):
             peer._saved = None
-        lost = not peer.table.finished and "key" in mine and peer._x is None
-        if lost and saved.hand <= hand.hand:
-            raise ValueError(f"the secrets are of hand {saved.hand}, not {hand.hand}")
         # Secrets this file does not use yet stay pending: the file may be older than what
         # this seat signed (restored from a backup), and its own messages, handed back by
         # the others, take them back as they come (§7, a resumed seat adopts its copies).
+        # A file holding our key of this hand without its secret resumes all the same
+        # (secret_lost): the seat catches up, signs nothing more in this hand, and plays
+        # the next one once the others have finished this one without it.
         return peer
+
+    @property
+    def secret_lost(self) -> SecretLost | None:
+        """Why this seat cannot sign anything more in the current hand, or ``None``."""
+        if self._lost is None:
+            return None
+        return SecretLost(self.hand.hand, self._lost)
+
+    def _secret_missing(self, kind: str) -> bool:
+        """Our own ``kind`` message was just accepted without the secret it was made with
+        (its key share or its écart's permutation), which the hand needs again."""
+        if kind == "key":
+            return self._x is None
+        return kind == "ecart" and not self._ecart_perm
 
     @property
     def behind_own_secrets(self) -> bool:
@@ -709,6 +745,8 @@ class Peer:
         """The message the protocol dictates now, or ``None`` (not our turn, or a decision)."""
         if not self.my_turn():
             return None
+        if (lost := self.secret_lost) is not None:
+            raise lost
         hand = self.hand
         phase = hand.phase
         seat = self.seat
@@ -771,6 +809,8 @@ class Peer:
     def act(self, action: a.Action) -> bytes:
         """The message carrying this seat's decision ``action`` (one of ``legal_actions()``,
         or any valid poignée); raises :class:`LocalProtocolError` otherwise."""
+        if (lost := self.secret_lost) is not None:
+            raise lost
         if action not in self.legal_actions() and not self._valid_poignee(action):
             raise LocalProtocolError(f"{action} is not a legal action now")
         seat = self.seat
@@ -796,6 +836,8 @@ class Peer:
 
     def discard(self, cards: CardSet) -> bytes:
         """The écart message: ``cards`` go to the écart (the engine's rules checked here)."""
+        if (lost := self.secret_lost) is not None:
+            raise lost
         if not self.my_turn() or self.hand.phase is not Phase.ECART or self._private is None:
             raise LocalProtocolError("no écart to make now")
         if cards & ~FULL_DECK:

@@ -52,11 +52,11 @@ MAX_ANSWER_RECORDS = 64
 MAX_ANSWER_BYTES = 512 << 10
 """Bytes of records sent in answer to one request (at least one record is sent)."""
 SPLIT_CONTEXT = 8
+"""Records before a diverging point sent along, so the requester sees both versions."""
 REPEAT_BURST = 128 << 10
 """Bytes of records answered again to one member at once (see :class:`AnswerBudget`)."""
 REPEAT_RATE = 8 << 10
 """Bytes a second by which that allowance comes back."""
-"""Records before a diverging point sent along, so the requester sees both versions."""
 _LIMITS = Limits(max_buffer_size=512, max_str_len=16, max_bin_len=128, max_map_len=5)
 
 

@@ -47,7 +47,9 @@ from the same files. The score sheet is rewritten (atomically: temporary file,
 after its first key, which the table is waiting for — so a crash loses nothing that was
 agreed (the transcript holds it anyway);
 then the game is recorded in the player's history (:mod:`tarot_p2p.files.history`),
-which never stops it.
+which never stops it. One more end, nobody named: ``lost_secret``, our turn came in a hand
+whose own key share or écart our files lack the secret of (they were put back from a
+backup); the same files go on once the others have finished that hand without us.
 
 The policy is told what it may show a player while it waits (:class:`Notice`): whom we
 wait for and since when, a seat that came back, our own link going down and up.
@@ -81,7 +83,7 @@ from tarot_p2p.protocol.errors import (
     UnattributedMessage,
 )
 from tarot_p2p.protocol.forfeit import ClaimError
-from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent, Superseded
+from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent, SecretLost, Superseded
 from tarot_p2p.protocol.sync import (
     HERE_KIND,
     NONCE_LEN,
@@ -116,6 +118,8 @@ ANSWER_EVERY = 0.5
 repeated request costs the table one bounded answer per interval, no more)."""
 MAX_NUDGE = 16.0
 """Longest interval between two sync requests of one wait without progress."""
+LOST_SECRET = "lost_secret"
+"""The stop of a seat that cannot sign in this hand (:class:`~.peer.SecretLost`)."""
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0)
 """Seconds between reconnection attempts (the last one repeats)."""
 
@@ -235,7 +239,8 @@ class AbortRecord:
     anyone can check; an absence names the silent seat without blaming it."""
 
     kind: str
-    """``absence``, ``violation`` or ``disconnected``."""
+    """``absence``, ``violation``, ``disconnected`` or ``lost_secret`` (our own files lack
+    the secret of a message we signed in this hand: see :class:`~.peer.SecretLost`)."""
     hand: int
     seat: int | None
     reason: str
@@ -368,7 +373,9 @@ class TableRunner:
             try:
                 while self.peer.expected_sender() is not None:  # (a rewind replaces the peer)
                     if self.peer.my_turn() and self._rolling:
-                        await self._roll_call()
+                        await self._roll_call()  # first: the others may be past this turn
+                    elif self.peer.my_turn() and (lost := self.peer.secret_lost) is not None:
+                        raise self._lost(lost)
                     elif self.peer.my_turn():
                         await self._speak()
                     else:
@@ -904,6 +911,18 @@ class TableRunner:
             seat,
             f"{name} sent nothing for {round(limit)} s when it was their turn; their "
             "connection or the relay may be the cause",
+        )
+
+    def _lost(self, lost: SecretLost) -> _Stop:
+        """Our turn in a hand whose own key share or écart we can no longer use: our files
+        were older than what we had signed. Nobody is at fault; the others finish the
+        hand without us once we have been silent past the forfeit time."""
+        return self._stop(
+            LOST_SECRET,
+            None,
+            f"this program cannot play the rest of deal {lost.hand}: its files were older "
+            f"than the messages it had sent (a backup put back?), and the secret its {lost.kind} "
+            "of this deal was made with is not in them. Nobody cheated",
         )
 
     def _violation(self, exc: SeatViolation) -> _Stop:

@@ -15,9 +15,10 @@ from collections.abc import Callable
 import pytest
 
 from tarot_p2p.protocol.codec import decode, encode
-from tarot_p2p.protocol.peer import Peer
+from tarot_p2p.protocol.peer import Peer, SecretLost
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import file_header
+from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, step
 
@@ -144,8 +145,14 @@ def test_secrets_of_another_hand_or_seat_are_refused() -> None:
     data = transcript_file(table)
     for member, peer in enumerate(table.peers[:2]):
         rng = copy.deepcopy(table.rngs[member])
-        with pytest.raises(ValueError, match="hand 0, not 1"):
-            Peer.resume(data, stale[member], identity=table.keys[member], rng=rng)
+        # Secrets older than the file's own key of hand 1 (a backup put back): the seat
+        # resumes, knows it cannot sign anything more in hand 1, and says so in words.
+        behind = Peer.resume(data, stale[member], identity=table.keys[member], rng=rng)
+        lost = behind.secret_lost
+        assert lost is not None and (lost.hand, lost.kind) == (1, "key")
+        assert behind.my_cards() == 0
+        with pytest.raises(SecretLost, match="our own key of hand 1 is lost"):
+            behind.act(Bid(Contract.PRISE))
         other = table.peers[(member + 1) % 4].export_secrets()
         with pytest.raises(ValueError, match=r"not seat \d+'s key"):
             Peer.resume(data, other, identity=table.keys[member], rng=rng)
@@ -153,3 +160,31 @@ def test_secrets_of_another_hand_or_seat_are_refused() -> None:
         assert Peer.resume(data, fresh, identity=table.keys[member], rng=rng).my_cards()
     with pytest.raises(ValueError, match="unreadable"):
         Peer.resume(data, b"\xc1", identity=table.keys[0], rng=table.rngs[0])
+
+
+def test_a_taker_given_back_its_ecart_without_the_permutation_knows_it_cannot_go_on() -> None:
+    """The taker's files put back from before its écart (a backup): the écart comes back
+    from the others, and its re-shuffle's permutation is in no file. The peer accepts the
+    record (its own signed copy) and says it can sign nothing more in this hand, where it
+    used to fail on an assertion as it took the record."""
+    table = make_table(one_deal(4), seed=SEED)
+    while table.observer.hand.phase is not Phase.ECART:
+        step(table, BOT)
+    engine = table.observer.hand.engine
+    assert engine is not None and engine.taker is not None
+    taker = table.peer_at(engine.taker)
+    member = taker.member
+    assert member is not None
+    backup = (transcript_file(table), taker.export_secrets(), len(table.wires))
+    while table.observer.hand.phase is Phase.ECART:
+        step(table, BOT)
+    rng = copy.deepcopy(table.rngs[member])
+    behind = Peer.resume(backup[0], backup[1], identity=table.keys[member], rng=rng)
+    assert behind.secret_lost is None and behind.my_turn()
+    for wire in table.wires[backup[2] :]:
+        behind.receive(wire)
+    lost = behind.secret_lost
+    assert lost is not None and (lost.hand, lost.kind) == (1, "ecart")
+    assert behind.transcript.head == table.observer.transcript.head
+    with pytest.raises(SecretLost, match="our own ecart of hand 1"):
+        behind.act(Bid(Contract.PRISE))  # whatever it would sign next in this hand

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import hmac
 import json
+from typing import Any
 
 import msgpack
 import pytest
@@ -140,6 +141,53 @@ def test_sync_requests_independently() -> None:
         )
     answers = [case["answer"] for case in vector["cases"]]  # type: ignore[attr-defined]
     assert answers == [[3, 4], [], [1, 2, 3, 4]]
+
+
+def _signed_map(wire_hex: str, seed_hex: str) -> dict[str, Any]:
+    """The payload map of a signed sync-family wire, its signature checked with plain
+    Ed25519 over the documented domain, and its bytes the fixed form of the map."""
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(seed_hex))
+    payload, signature = msgpack.unpackb(bytes.fromhex(wire_hex))
+    key.public_key().verify(signature, b"tarot-p2p/sync/v1\x00" + payload)
+    fields: dict[str, Any] = msgpack.unpackb(payload)
+    assert msgpack.packb(fields, use_bin_type=True) == payload and len(payload) <= 512
+    return fields
+
+
+def test_roll_calls_and_their_answers_independently() -> None:
+    """wire.md §7.2's roll call and *here*, rebuilt from the text: six keys in order, the
+    sync domain, the nonce echoed, and the roll call answered like a sync request."""
+    vector: Any = load("wire_sync.json")
+    transcript: Any = load("wire_transcript.json")
+    heads = [transcript["genesis"], *(r["digest_after"] for r in transcript["records"])]
+    for case in vector["roll_calls"]:
+        fields = _signed_map(case["wire"], case["identity_seed"])
+        assert msgpack.unpackb(bytes.fromhex(case["wire"]))[0].hex() == case["payload"]
+        assert list(fields) == ["d", "k", "m", "n", "r", "t"]
+        assert fields["k"] == "roll" and fields["t"].hex() == vector["table_id"]
+        assert fields["r"].hex() == case["nonce"] and len(fields["r"]) == 16
+        assert (fields["m"], fields["n"], fields["d"].hex()) == (
+            case["member"], case["count"], case["head"],
+        )  # fmt: skip
+        assert case["head"] == heads[case["count"]]
+        # Answered as a sync request: the records after the caller's, none when up to date.
+        assert case["answer"] == list(range(case["count"] + 1, 5))
+        here = case["here"]
+        said = _signed_map(here["wire"], here["identity_seed"])
+        assert list(said) == ["d", "k", "m", "n", "r", "t"] and said["k"] == "here"
+        assert said["r"] == fields["r"] and said["t"] == fields["t"]
+        assert (said["m"], said["n"], said["d"].hex()) == (0, 4, heads[4])
+    refused = {case["label"]: case for case in vector["refused"]}
+    assert sorted(refused) == sorted(
+        [
+            "a roll call without its nonce",
+            "a sync request carrying a nonce",
+            "a here whose nonce is 15 bytes",
+            "an unknown kind",
+        ]
+    )
+    for case in refused.values():
+        _signed_map(case["wire"], case["identity_seed"])  # validly signed all the same
 
 
 def test_hello_frames_independently() -> None:

@@ -39,7 +39,14 @@ from tarot_p2p.net.noise import public_bytes
 from tarot_p2p.protocol.codec import Value, decode, encode
 from tarot_p2p.protocol.envelope import SignedEnvelope, seal, signature_input
 from tarot_p2p.protocol.identity import FINGERPRINT_TAG, fingerprint, identity_bytes
-from tarot_p2p.protocol.sync import SYNC_DOMAIN, answer, read_sync_request, sync_request
+from tarot_p2p.protocol.sync import (
+    HERE_KIND,
+    SYNC_DOMAIN,
+    answer,
+    read_sync_request,
+    roll_call,
+    sync_request,
+)
 from tarot_p2p.protocol.transcript import Transcript, file_header, file_record
 
 VECTOR_DIR = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
@@ -213,11 +220,81 @@ def sync_vectors() -> dict[str, object]:
         "wire_transcript.json: payload = fixed-form map {d: head digest, k: 'sync', m: member, "
         "n: records held, t: table id}; signature = Ed25519 over 'tarot-p2p/sync/v1' 0x00 || "
         "payload; wire = [payload, signature]. 'answer' lists the records (1-based) a peer "
-        "holding all four sends back.",
+        "holding all four sends back. 'roll_calls': a member taking its seat back from its "
+        "files asks where everyone stands: payload = fixed-form map {d, k: 'roll', m, n, r: "
+        "16-byte nonce, t}, signed and sent like a sync request; 'answer' is what member 0 "
+        "(holding all four records) sends back as for a sync request, 'here' its answer to "
+        "the roll call: the same six keys with k: 'here', its own n and d, r echoed.",
         "table_id": TABLE_ID.hex(),
         "binding": BINDING.hex(),
         "cases": cases,
+        "roll_calls": roll_call_cases(transcript, envs),
+        "refused": refused_roll_calls(transcript),
     }
+
+
+def refused_roll_calls(transcript: Transcript) -> list[object]:
+    """Signed by a member of the roster, yet not a request: a receiver ignores each."""
+    key = identity("seat 1")
+    fields = {"d": transcript.head, "m": 1, "n": len(transcript), "t": TABLE_ID}
+    nonce = bytes(range(16))
+    out: list[object] = []
+    for label, payload in (
+        ("a roll call without its nonce", {**fields, "k": "roll"}),
+        ("a sync request carrying a nonce", {**fields, "k": "sync", "r": nonce}),
+        ("a here whose nonce is 15 bytes", {**fields, "k": "here", "r": nonce[:15]}),
+        ("an unknown kind", {**fields, "k": "call", "r": nonce}),
+    ):
+        data = encode(payload)
+        wire = encode([data, key.sign(SYNC_DOMAIN + data)])
+        try:
+            read_sync_request(wire, TABLE_ID, {1: key.public_key()})
+        except ValueError:
+            out.append({"label": label, "identity_seed": seed("seat 1").hex(), "wire": wire.hex()})
+            continue
+        raise AssertionError(f"{label} was accepted")
+    return out
+
+
+def roll_call_cases(transcript: Transcript, envs: list[SignedEnvelope]) -> list[object]:
+    """Roll calls of members holding two and all four records, each answered by member 0,
+    which holds the whole ``transcript`` (``wire.md`` §7.2, ``table.md`` §7)."""
+    answerer = identity("seat 0")
+    roster = {i: identity(f"seat {i}").public_key() for i in range(3)}
+    cases: list[object] = []
+    for label, member, count in (("taken back two records behind", 1, 2), ("up to date", 2, 4)):
+        key = identity(f"seat {member}")
+        partial = Transcript(TABLE_ID, BINDING)
+        for env in envs[:count]:
+            partial.append(env)
+        nonce = hashlib.sha256(f"tarot-p2p vector roll call {member}".encode()).digest()[:16]
+        wire = roll_call(key, TABLE_ID, member, partial, nonce)
+        request = read_sync_request(wire, TABLE_ID, roster)
+        here = roll_call(answerer, TABLE_ID, 0, transcript, request.nonce, HERE_KIND)
+        heard = read_sync_request(here, TABLE_ID, roster)
+        assert (heard.kind, heard.nonce, heard.count) == (HERE_KIND, nonce, len(transcript))
+        sent = [[e.wire for e in envs].index(w) + 1 for w in answer(transcript, request)]
+        cases.append(
+            {
+                "label": label,
+                "identity_seed": seed(f"seat {member}").hex(),
+                "member": member,
+                "count": count,
+                "head": partial.head.hex(),
+                "nonce": nonce.hex(),
+                "payload": decode(wire)[0].hex(),  # type: ignore[index, union-attr]
+                "wire": wire.hex(),
+                "answer": sent,
+                "here": {
+                    "identity_seed": seed("seat 0").hex(),
+                    "member": 0,
+                    "count": len(transcript),
+                    "head": transcript.head.hex(),
+                    "wire": here.hex(),
+                },
+            }
+        )
+    return cases
 
 
 def noise_vectors() -> dict[str, object]:

@@ -19,6 +19,7 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.cli.bot import BotPolicy
+from tarot_p2p.cli.join import report
 from tarot_p2p.cli.main import main
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.files import game_record
@@ -36,7 +37,8 @@ from tarot_p2p.protocol.errors import UnattributedMessage
 from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
 from tarot_p2p.protocol.sync import REPEAT_BURST, REPEAT_RATE, SYNC_DOMAIN
 from tarot_p2p.protocol.transcript import parse_file, read_frames
-from tarot_p2p.seat.runner import Decision, Outcome, Policy, TableRunner
+from tarot_p2p.rules.config import Abandon
+from tarot_p2p.seat.runner import LOST_SECRET, Decision, Outcome, Policy, TableRunner
 from tarot_p2p.seat.session import resume_seat
 from tests.net.test_game import (
     SECRET,
@@ -337,3 +339,98 @@ async def test_a_seat_resumed_from_a_backup_signs_no_slot_twice(
         assert s.outcome is not None
         assert s.outcome.abort is None, s.outcome.abort
     assert_agreement(game)
+
+
+class BackupBeforeKey:
+    """A bot whose owner copies its transcript and secrets at each of its decisions of
+    deal 1 (the last copy: a backup taken before its key of deal 2), and whose process
+    dies at its first decision of deal 2."""
+
+    def __init__(self, files: SeatFiles) -> None:
+        self.files = files
+        self.copy: tuple[bytes, bytes] | None = None
+        self.bot = BotPolicy(1)
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        if peer.hand.hand == 1:
+            self.copy = (self.files.transcript.read_bytes(), self.files.secrets.read_bytes())
+        elif peer.hand.hand > 1:
+            raise Crash
+        return await self.bot.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+
+async def test_a_seat_whose_backup_lacks_its_key_of_the_deal_stops_in_words_and_plays_on(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A backup of deal 1 (transcript and secrets) put back after the seat sent its key of
+    deal 2: the others hand that key back, and the secret it was made with is nowhere.
+    Before, the seat dropped its saved secret and went on, and its next turn failed on a
+    missing key (an assertion: "a problem it did not expect"). Now it signs nothing more in
+    that deal and stops in words, naming nobody; the others finish the deal without it
+    (its abandon, the stand-in playing its cards), and the same command run again takes
+    the seat back from the same files and plays the next deal."""
+    keys = [identity("lost secret", i) for i in range(3)]
+    hub = Hub(keys[0], TABLE_ID, SECRET)
+    victim = SeatFiles.for_table(tmp_path, TABLE_ID, keys[1].public_key().public_bytes_raw())
+    backup = BackupBeforeKey(victim)
+    policies: list[Policy] = [BotPolicy(0), backup, BotPolicy(2)]
+    game = Game(
+        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
+        hub,
+        None,
+        None,
+    )
+    config = replace(one_deal(3), game_length=3, abandon=Abandon.CONTINUE)
+    runs: list[Outcome] = []
+
+    async def again() -> Outcome:
+        peer = resume_seat(victim, keys[1], rng=DeterministicRandom(b"again"))
+        assert peer is not None
+        runner = TableRunner(
+            peer, hub.local_link(), BotPolicy(7), victim, timeouts=SHORT, offload=False
+        )
+        return await runner.run()
+
+    async def seat(i: int) -> None:
+        try:
+            await sit(game, i, hub.local_link(), config, tmp_path, SHORT)
+        except Crash:
+            assert backup.copy is not None
+            victim.transcript.write_bytes(backup.copy[0])  # the backup put back
+            victim.secrets.write_bytes(backup.copy[1])
+            runs.append(await again())
+            # The player keeps the program stopped until the others have finished the deal
+            # without it, then runs the same command again.
+            host = game.seats[0].peer
+            assert host is not None
+            while not any(e.kind == "abandon" for e in host.transcript):
+                await trio.sleep(1)
+            runs.append(await again())
+
+    async with trio.open_nursery() as nursery:
+        for i in range(3):
+            nursery.start_soon(seat, i)
+            await joined(hub, i)
+    stopped, back = runs
+    abort = stopped.abort
+    assert abort is not None and abort.kind == LOST_SECRET
+    assert abort.seat is None and not abort.attributed and abort.evidence == ()
+    assert "Nobody cheated" in abort.reason and f"deal {abort.hand}" in abort.reason
+    # It had taken its own key of that deal back from the others: nothing signed twice.
+    assert stopped.peer is not None and stopped.peer.seat is not None
+    mine = [e for e in stopped.peer.transcript if e.hand == abort.hand]
+    assert any(e.kind == "key" and e.seat == stopped.peer.seat for e in mine)
+    report(stopped, stopped.peer)
+    said = capsys.readouterr().out
+    assert "cannot play the rest of deal" in said and "run the same command again" in said
+    assert "Traceback" not in said
+    game.seats[1].outcome = back
+    assert_agreement(game)
+    final = replay_file(victim.transcript.read_bytes()).observer
+    victim_seat = final.seating.index(1) if final.seating is not None else None
+    assert any(
+        e.hand > abort.hand and e.seat == victim_seat and e.kind == "key" for e in final.transcript
+    ), "the seat played the next deal"

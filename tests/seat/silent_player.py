@@ -15,9 +15,11 @@
     message). It says so first on its output (``STOPPED AT <moment>``), so that the test,
     reading that output, knows the table now waits on a silent seat.
 ``--cheat-ecart``
-    as taker, its écart holds a card the rules forbid there (a king, else an oudler), the
-    way a modified client would send it (:func:`~tarot_p2p.conformance.cheats.cheat_discard`);
-    it then plays the lowest card the public engine allows.
+    as taker, its écart holds a card the rules forbid there and the others cannot see until
+    the écart is opened: a king, else the Excuse, else a trump it does not show (a shown
+    oudler would be refused at once). It is sent the way a modified client would
+    (:func:`~tarot_p2p.conformance.cheats.cheat_discard`); the seat then plays the lowest
+    card the public engine allows.
 
 Why in the program and not from outside: the bot decides within milliseconds of the
 message that makes it its turn, so a test watching files cannot stop it at an exact
@@ -35,16 +37,17 @@ from collections.abc import Sequence
 from tarot_p2p.cli import bot as bot_module
 from tarot_p2p.cli.main import main
 from tarot_p2p.conformance.cheats import cheat_act, cheat_discard, cheat_play
+from tarot_p2p.protocol import peer as peer_module
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import KING_MASK, cards_of
+from tarot_p2p.rules.cards import EXCUSE, KING_MASK, TRUMP_MASK, cards_of
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.state import Phase as EnginePhase
 from tarot_p2p.seat.runner import Decision
 
 MOMENTS = ("bidding", "ecart", "mid-play", "reveal")
-OUDLERS = (56, 76, 77)
+OUDLERS = (56, 76, EXCUSE)
 MID_PLAY_CARD = 7
 """``mid-play``: the taker stops when his seventh card is due."""
 
@@ -100,14 +103,28 @@ def patch(bid: str | None, silent_at: str | None, cheat: bool) -> None:
 
     def discard(self: Peer, cards: int) -> bytes:
         held = self.my_cards() | cards
-        forbidden = [c for c in cards_of(held & KING_MASK)] + [c for c in OUDLERS if held >> c & 1]
-        if not forbidden:
+        kings = list(cards_of(held & KING_MASK))
+        trumps = [c for c in cards_of(held & TRUMP_MASK & ~cards) if c not in OUDLERS]
+        hidden = 0
+        if kings:
+            bad = kings[0]
+        elif held >> EXCUSE & 1:
+            bad = EXCUSE
+        elif trumps:  # a trump put aside without showing it (as only the audit can see)
+            bad = trumps[0]
+            hidden = 1 << bad
+        else:
             print("NO FORBIDDEN CARD TO DISCARD", flush=True)
             return honest_discard(self, cards)
         chosen = sorted(cards_of(cards))
-        chosen[0] = forbidden[0]
+        if bad not in chosen:
+            chosen[0] = bad
         print(f"CHEATING ECART {chosen}", flush=True)
-        return cheat_discard(self, sum(1 << c for c in chosen))
+        peer_module.TRUMP_MASK = TRUMP_MASK & ~hidden  # what the écart message shows
+        try:
+            return cheat_discard(self, sum(1 << c for c in chosen))
+        finally:
+            peer_module.TRUMP_MASK = TRUMP_MASK
 
     def act(self: Peer, action: a.Action) -> bytes:
         if self._private is not None:

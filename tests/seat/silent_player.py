@@ -102,7 +102,9 @@ def patch(bid: str | None, silent_at: str | None, cheat: bool) -> None:
         return
 
     def discard(self: Peer, cards: int) -> bytes:
-        held = self.my_cards() | cards
+        private = self.private_state()
+        assert private is not None and self.seat is not None
+        held = private.hands[self.seat] | cards  # his hand and the chien
         kings = list(cards_of(held & KING_MASK))
         trumps = [c for c in cards_of(held & TRUMP_MASK & ~cards) if c not in OUDLERS]
         hidden = 0

@@ -8,10 +8,15 @@ travel through the hub like everything else.
 
 * A joiner sends one **join request** as soon as its link is up: the msgpack array
   ``[payload, signature]`` with ``payload`` the fixed-form map ``{"i": bin 32 identity
-  key, "k": "join", "n": str name, "t": bin 32 table id}`` and ``signature`` Ed25519 over
-  ``JOIN_REQUEST_DOMAIN || payload``. The signature shows the sender holds the key it
-  asks to sit with; the table id keeps a request from being replayed at another table.
-  Peers that already play ignore it (it is no envelope of the roster: unattributed).
+  key, "k": "join", "n": str name, "p": bin 32 seat proof, "t": bin 32 table id}`` and
+  ``signature`` Ed25519 over ``JOIN_REQUEST_DOMAIN || payload``. The signature shows the
+  sender holds the key it asks to sit with; the table id keeps a request from being
+  replayed at another table; the seat proof (:func:`seat_proof`, an HMAC under the join
+  secret of the table id and that key) shows it was given the join secret. A hub holds
+  only the link key, which lets a link in (``wire.md`` §5.2) but makes no seat proof: a
+  relay that sees Bob's request cannot make one for another key, so it cannot seat
+  anyone at its own tables. Peers that already play ignore it (it is no envelope of the
+  roster: unattributed).
 * The host seats distinct identities in the order the hub relayed their requests (a
   name already taken, ignoring case, gets `` (2)``, `` (3)``... appended) and sends the
   set-up once every seat is taken. A seat holds only while its requests keep coming: a
@@ -29,6 +34,8 @@ travel through the hub like everything else.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from dataclasses import dataclass
 
@@ -42,14 +49,15 @@ from tarot_p2p.protocol.names import MAX_NAME, NameRefused, checked_name
 from tarot_p2p.protocol.peer import Peer, read_setup
 from tarot_p2p.rules.config import TableConfig
 
-JOIN_REQUEST_DOMAIN = b"tarot-p2p/join-request/v1\x00"
+JOIN_REQUEST_DOMAIN = b"tarot-p2p/join-request/v2\x00"
+SEAT_TAG = b"tarot-p2p/seat/v1\x00"
 JOIN = "join"
 LEAVE = "leave"
 JOIN_AGAIN = 5.0
 """Seconds between two join requests of a joiner still waiting for the set-up."""
 LIVENESS = 3 * JOIN_AGAIN
 """A seated joiner whose last join request is this old has left (two repeats lost)."""
-_LIMITS = Limits(max_buffer_size=1024, max_str_len=256, max_bin_len=256, max_map_len=4)
+_LIMITS = Limits(max_buffer_size=1024, max_str_len=256, max_bin_len=256, max_map_len=5)
 
 
 class LobbyError(ValueError):
@@ -65,6 +73,7 @@ class _Request:
     identity: bytes
     kind: str
     name: str
+    proof: bytes
     table_id: bytes
 
 
@@ -74,6 +83,7 @@ _REQUEST = Schema(
         "identity": ("i", Bytes(32)),
         "kind": ("k", Text(8)),
         "name": ("n", Text(MAX_NAME)),
+        "proof": ("p", Bytes(32)),
         "table_id": ("t", Bytes(32)),
     },
 )
@@ -95,35 +105,56 @@ def clean_name(name: str) -> str:
     return checked_name(name)
 
 
-def _request(identity: Ed25519PrivateKey, kind: str, name: str, table_id: bytes) -> bytes:
+def seat_proof(secret: bytes, table_id: bytes, identity: bytes) -> bytes:
+    """The proof that the holder of ``identity`` (raw key) was given the join ``secret`` of
+    ``table_id`` (``lobby.md`` §1). Bound to the key: seeing one joiner's proof, a relay
+    still cannot make one for a key of its own."""
+    return hmac.new(secret, SEAT_TAG + table_id + identity, hashlib.sha256).digest()
+
+
+def _request(
+    identity: Ed25519PrivateKey, kind: str, name: str, table_id: bytes, secret: bytes
+) -> bytes:
+    raw = identity.public_key().public_bytes_raw()
     payload = encode(
         {
-            "i": identity.public_key().public_bytes_raw(),
+            "i": raw,
             "k": kind,
             "n": clean_name(name),
+            "p": seat_proof(secret, table_id, raw),
             "t": table_id,
         }
     )
     return encode([payload, identity.sign(JOIN_REQUEST_DOMAIN + payload)])
 
 
-def join_request(identity: Ed25519PrivateKey, name: str, table_id: bytes) -> bytes:
-    return _request(identity, JOIN, name, table_id)
+def join_request(identity: Ed25519PrivateKey, name: str, table_id: bytes, secret: bytes) -> bytes:
+    """A join request for ``table_id`` whose join secret is ``secret`` (the long code's)."""
+    return _request(identity, JOIN, name, table_id, secret)
 
 
-def leave_request(identity: Ed25519PrivateKey, name: str, table_id: bytes) -> bytes:
+def leave_request(identity: Ed25519PrivateKey, name: str, table_id: bytes, secret: bytes) -> bytes:
     """What a joiner sends when it quits before the set-up, so its seat is freed at once."""
-    return _request(identity, LEAVE, name, table_id)
+    return _request(identity, LEAVE, name, table_id, secret)
 
 
-def read_lobby_request(wire: bytes, table_id: bytes) -> LobbyRequest:
-    """Parse and verify a join or leave request for ``table_id`` (raises :class:`LobbyError`)."""
+def read_lobby_request(wire: bytes, table_id: bytes, secret: bytes | None) -> LobbyRequest:
+    """Parse and verify a join or leave request for ``table_id`` (raises :class:`LobbyError`).
+
+    ``secret``: the table's join secret, whose seat proof the request must carry; the host
+    always gives it. ``None`` only where nothing is given for the request but what its key
+    could read anyway (a member answering a seated key's request with the set-up record,
+    ``lobby.md`` §3): the signature is still checked."""
     try:
         payload, signature, request = load_signed(wire, _LIMITS, _REQUEST, "join request")
     except DecodeError as exc:
         raise LobbyError(str(exc)) from None
     if request.kind not in (JOIN, LEAVE) or request.table_id != table_id:
         raise LobbyError("not a lobby request for this table")
+    if secret is not None and not hmac.compare_digest(
+        request.proof, seat_proof(secret, table_id, request.identity)
+    ):
+        raise LobbyError("join request: the seat proof is not made with the join secret")
     try:
         key = Ed25519PublicKey.from_public_bytes(request.identity)
         key.verify(signature, JOIN_REQUEST_DOMAIN + payload)
@@ -147,8 +178,10 @@ class Seating:
     caller passes the time (``now``) and asks when the next seat may fall silent.
     """
 
-    def __init__(self, seats: int, host: Ed25519PublicKey, host_name: str) -> None:
+    def __init__(self, seats: int, host: Ed25519PublicKey, host_name: str, secret: bytes) -> None:
         self.seats = seats
+        self._secret = secret
+        """The join secret: only requests proving it seat anyone (``lobby.md`` §2)."""
         self._host = host
         self._host_name = clean_name(host_name)
         self._joiners: dict[bytes, _Seat] = {}
@@ -174,7 +207,7 @@ class Seating:
         """Apply ``wire`` if it is a valid request for this table; the change it makes
         (``None``: nothing to show, e.g. a repeat, junk, or a full table)."""
         try:
-            request = read_lobby_request(wire, table_id)
+            request = read_lobby_request(wire, table_id, self._secret)
         except LobbyError:
             return None
         raw = request.identity.public_bytes_raw()

@@ -65,15 +65,17 @@ async def host_table(
     name: str,
     config: TableConfig,
     table_id: bytes,
+    secret: bytes,
     *,
     rng: RandomSource | None = None,
     on_change: Callable[[LobbyChange], None] | None = None,
     timeout: float = Timeouts().lobby,
 ) -> Peer:
     """Collect join requests until every seat is taken by a live joiner; return the host's
-    peer (seat 0). ``on_change`` hears each player who sits down, changes name or leaves.
+    peer (seat 0). Only requests proving the join ``secret`` seat anyone (``lobby.md`` §2).
+    ``on_change`` hears each player who sits down, changes name or leaves.
     Raises :class:`LobbyTimeout` when the seats are not all taken within ``timeout``."""
-    seating = Seating(config.seats, identity.public_key(), name)
+    seating = Seating(config.seats, identity.public_key(), name, secret)
     with trio.move_on_after(timeout):
         while not seating.full:
             wire: bytes | None = None
@@ -105,18 +107,20 @@ async def join_table(
     identity: Ed25519PrivateKey,
     name: str,
     table_id: bytes,
+    secret: bytes,
     *,
     hub_fingerprint: bytes | None = None,
     rng: RandomSource | None = None,
     timeout: float = Timeouts().lobby,
 ) -> tuple[Peer, TableOffer]:
-    """Ask for a seat and wait for the host's set-up; return our peer, set-up accepted.
+    """Ask for a seat (our requests prove the join ``secret`` of the long code) and wait for
+    the host's set-up; return our peer, set-up accepted.
 
     ``hub_fingerprint``: the join code's, when the hub runs inside the host (its key then
     signs the set-up). Raises :class:`TableFull` when the set-up leaves us out, and
     :class:`LobbyTimeout` when no set-up comes within ``timeout``.
     """
-    request = join_request(identity, name, table_id)
+    request = join_request(identity, name, table_id, secret)
     try:
         return await _wait_for_setup(
             link, identity, name, table_id, request, hub_fingerprint, rng, timeout
@@ -127,7 +131,7 @@ async def join_table(
         with trio.CancelScope(shield=True) as scope:
             scope.deadline = trio.current_time() + LEAVE_GRACE
             try:
-                await link.send(leave_request(identity, name, table_id))
+                await link.send(leave_request(identity, name, table_id, secret))
             except (*LINK_ERRORS, OSError) as exc:
                 log.debug("lobby: could not say we leave: %s", exc)
         raise

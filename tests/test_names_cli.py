@@ -114,7 +114,9 @@ async def test_the_host_seats_nobody_for_such_a_name_and_prints_none(tmp_path: P
             for name in (*EVIL, "Ann\x9b2J", "Ann\u2066x\u2069"):
                 raw = forger.public_key().public_bytes_raw()
                 proof = seat_proof(code.secret, code.table_id, raw)
-                payload = encode({"i": raw, "k": "join", "n": name, "p": proof, "t": code.table_id})
+                payload = encode(
+                    {"i": raw, "k": "join", "n": name, "p": proof, "t": code.table_id, "v": 2}
+                )
                 await link.send(encode([payload, forger.sign(JOIN_REQUEST_DOMAIN + payload)]))
             await link.send(join_request(honest, "Bob", code.table_id, code.secret))
             while "Bob joined" not in host.output():

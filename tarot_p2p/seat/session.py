@@ -16,6 +16,7 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.crypto.randomness import RandomSource, SecretsRandom
 from tarot_p2p.files.history import HistoryWriter
 from tarot_p2p.files.seat_files import SeatFiles
@@ -24,6 +25,7 @@ from tarot_p2p.meet.lobby import (
     ForeignHost,
     LobbyChange,
     LobbyError,
+    OtherVersion,
     Seating,
     TableOffer,
     join_request,
@@ -46,6 +48,11 @@ log = logging.getLogger(__name__)
 FOREIGN_HOST = (
     ", only one signed by another host than the one the code names (or --host-key): "
     "check the code, and the host key, with your host"
+)
+OTHER_VERSIONS = (
+    f" (a host whose program speaks another version of tarot-p2p than this one, protocol "
+    f"{PROTOCOL_VERSION}, cannot seat you: its terminal says so; check that you both run "
+    "the same release)"
 )
 LEAVE_GRACE = 2.0
 """Seconds a joiner quitting the lobby spends at most telling the host it leaves."""
@@ -151,6 +158,7 @@ async def _wait_for_setup(
     deadline = trio.current_time() + timeout
     ask_at = trio.current_time()
     foreign = False
+    other: OtherVersion | None = None
     while True:
         # Asked again every few seconds: the host keeps a seat only while its requests
         # come (lobby.md §2), a relay may have lost one, or the set-up (the host, already
@@ -163,13 +171,21 @@ async def _wait_for_setup(
             wire = await link.receive()
         if wire is None:
             if trio.current_time() >= deadline:
+                if other is not None:  # the host is not known: said now, not at once
+                    raise other
                 raise LobbyTimeout(
                     f"no set-up from the host within {timeout:g} s"
                     + (FOREIGN_HOST if foreign else "")
+                    + OTHER_VERSIONS
                 )
             continue
         try:
             offer = read_table_offer(wire, table_id, me, name, hub_fingerprint)
+        except OtherVersion as exc:
+            if hub_fingerprint is not None:  # signed by the host the code names
+                raise
+            other = exc
+            continue
         except LobbyError as exc:
             foreign = foreign or isinstance(exc, ForeignHost)
             log.debug("lobby: ignored %s", exc)

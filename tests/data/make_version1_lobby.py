@@ -30,7 +30,7 @@ NAMES = ["Host", "Bob", "Carol"]
 
 
 def main() -> None:
-    assert PROTOCOL_VERSION == 1, "run on the version-1 code only"
+    assert PROTOCOL_VERSION == 1, "run on the version-1 code only (main at 2a1956e)"
     keys = [Ed25519PrivateKey.from_private_bytes(seed) for seed in SEEDS]
     config = TableConfig(players=3, game_end=GameEnd.DEALS, game_length=1)
     host = Peer(

@@ -47,7 +47,9 @@ def test_join_request_is_the_documented_bytes() -> None:
     payload, signature = decode(wire)  # type: ignore[misc]
     raw = KEYS[1].public_key().public_bytes_raw()
     proof = hmac.new(SECRET, b"tarot-p2p/seat/v1\x00" + TABLE + raw, hashlib.sha256).digest()
-    assert payload == encode({"i": raw, "k": "join", "n": "Alice B", "p": proof, "t": TABLE})
+    assert payload == encode(
+        {"i": raw, "k": "join", "n": "Alice B", "p": proof, "t": TABLE, "v": 2}
+    )
     KEYS[1].public_key().verify(signature, JOIN_REQUEST_DOMAIN + payload)
     request = read_lobby_request(wire, TABLE, SECRET)
     assert request.name == "Alice B" and request.kind == "join"
@@ -112,7 +114,7 @@ def signed_as_typed(key: Ed25519PrivateKey, kind: str, name: str) -> bytes:
     (or a forger) sends it: :func:`join_request` refuses to build it."""
     raw = key.public_key().public_bytes_raw()
     proof = seat_proof(SECRET, TABLE, raw)
-    payload = encode({"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE})
+    payload = encode({"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE, "v": 2})
     return encode([payload, key.sign(JOIN_REQUEST_DOMAIN + payload)])
 
 

@@ -22,7 +22,7 @@ from tests.meet.test_runner_lobby import KEYS, SECRET, TABLE
 def with_proof(index: int, kind: str, name: str, proof: bytes) -> bytes:
     """A request validly signed by ``KEYS[index]`` carrying ``proof``."""
     raw = KEYS[index].public_key().public_bytes_raw()
-    payload = encode({"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE})
+    payload = encode({"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE, "v": 2})
     return encode([payload, KEYS[index].sign(JOIN_REQUEST_DOMAIN + payload)])
 
 

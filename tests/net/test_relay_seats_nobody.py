@@ -51,7 +51,7 @@ async def link_with_key(code: JoinCode, identity: Ed25519PrivateKey, key: bytes)
 
 def forged(sybil: Ed25519PrivateKey, name: str, table_id: bytes, proof: bytes) -> bytes:
     raw = sybil.public_key().public_bytes_raw()
-    payload = encode({"i": raw, "k": "join", "n": name, "p": proof, "t": table_id})
+    payload = encode({"i": raw, "k": "join", "n": name, "p": proof, "t": table_id, "v": 2})
     return encode([payload, sybil.sign(JOIN_REQUEST_DOMAIN + payload)])
 
 

@@ -51,7 +51,7 @@ def build() -> dict[str, Any]:
         identity = key.public_key().public_bytes_raw()
         if choice is SLOPPY:  # signed as typed: the host normalises it all the same
             proof = seat_proof(SECRET, TABLE_ID, identity)
-            body = {"i": identity, "k": "join", "n": SLOPPY, "p": proof}
+            body = {"i": identity, "k": "join", "n": SLOPPY, "p": proof, "v": 2}
             raw = encode({**body, "t": TABLE_ID})
             wire = encode([raw, key.sign(JOIN_REQUEST_DOMAIN + raw)])
         else:
@@ -92,7 +92,7 @@ def build() -> dict[str, Any]:
         "name = normalise(typed) (the last joiner signed its name as typed: the host seats it "
         "normalised all the same); seat_proof = HMAC-SHA256(join_secret, "
         "'tarot-p2p/seat/v1' 0x00 || table_id || identity_public); payload = fixed-form "
-        "msgpack {i, k: 'join', n: name, p: seat_proof, t}; "
+        "msgpack {i, k: 'join', n: name, p: seat_proof, t, v: 2, the protocol version}; "
         "signature = Ed25519(identity_seed, 'tarot-p2p/join-request/v2' 0x00 || payload); "
         "wire = msgpack [bin payload, bin signature]; seated_as = the name the host puts in "
         "the set-up, in relay order after the host, named 'Ana' (typed ' Ana '). Then "
@@ -128,7 +128,9 @@ def refused(seating: Seating) -> list[dict[str, Any]]:
     }
     cases = []
     for why, proof in proofs.items():
-        payload = encode({"i": identity, "k": "join", "n": "Sybil", "p": proof, "t": TABLE_ID})
+        payload = encode(
+            {"i": identity, "k": "join", "n": "Sybil", "p": proof, "t": TABLE_ID, "v": 2}
+        )
         wire = encode([payload, sybil.sign(JOIN_REQUEST_DOMAIN + payload)])
         assert seating.offer(wire, TABLE_ID, 0.0) is None
         cases.append({"why": why, "identity_seed": seed("sybil").hex(), "wire": wire.hex()})

@@ -64,7 +64,7 @@ def test_requests_independently() -> None:
             msgpack.packb([payload, bytes.fromhex(request["signature"])]).hex() == (request["wire"])
         )
         fields = msgpack.unpackb(payload)
-        assert list(fields) == ["i", "k", "n", "p", "t"]
+        assert list(fields) == ["i", "k", "n", "p", "t", "v"] and fields["v"] == 2
         assert fields["i"].hex() == request["identity_public"] and fields["k"] == "join"
         assert fields["p"] == seat_proof(fields["i"]) and fields["p"].hex() == request["seat_proof"]
         assert fields["t"].hex() == STORED["table_id"] and fields["n"] == request["name"]
@@ -89,7 +89,7 @@ def test_leave_independently() -> None:
     key.public_key().verify(bytes.fromhex(leave["signature"]), signed)
     assert msgpack.packb([payload, bytes.fromhex(leave["signature"])]).hex() == leave["wire"]
     fields = msgpack.unpackb(payload)
-    assert list(fields) == ["i", "k", "n", "p", "t"] and fields["k"] == "leave"
+    assert list(fields) == ["i", "k", "n", "p", "t", "v"] and fields["k"] == "leave"
     assert fields["p"] == seat_proof(fields["i"])
     assert fields["t"].hex() == STORED["table_id"]
     gone = next(r for r in STORED["requests"] if r["identity_public"] == fields["i"].hex())

@@ -276,6 +276,7 @@ def joincode_vectors() -> dict[str, object]:
     for label, host, port, relay in (
         ("the host's own hub", "tarot.example.org", 4790, False),
         ("a standalone relay (flags bit 0)", "203.0.113.7", 7770, True),
+        ("a relay at an IPv6 address: written bare, no brackets", "2001:db8::7", 7770, True),
     ):
         code = JoinCode(host, port, TABLE_ID, hub_fp, secret, relay)
         cases.append(

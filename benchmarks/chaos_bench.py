@@ -144,11 +144,11 @@ async def play(
             current = link()
             peer: Peer | None = resume_seat(files, keys[i], rng=rand) if not first else None
             if peer is None and i == 0:
-                peer = await host_table(current, keys[0], "P0", config, TABLE_ID, rng=rand)
+                peer = await host_table(current, keys[0], "P0", config, TABLE_ID, SECRET, rng=rand)
             elif peer is None:
                 fp = fingerprint(keys[0].public_key())
                 peer, _ = await join_table(
-                    current, keys[i], f"P{i}", TABLE_ID, hub_fingerprint=fp, rng=rand
+                    current, keys[i], f"P{i}", TABLE_ID, SECRET, hub_fingerprint=fp, rng=rand
                 )
             runner = TableRunner(
                 peer, current, BotPolicy(i), files, timeouts=TIMEOUTS, offload=False

@@ -93,9 +93,9 @@ async def play_seat(
     when each hand's cards were opened to it."""
     link = await connect(code, key)
     if i == 0:
-        peer = await host_table(link, key, "P0", config, code.table_id)
+        peer = await host_table(link, key, "P0", config, code.table_id, code.secret)
     else:
-        peer, _ = await join_table(link, key, f"P{i}", code.table_id)
+        peer, _ = await join_table(link, key, f"P{i}", code.table_id, code.secret)
     files = SeatFiles.for_table(data_dir, code.table_id, key.public_key().public_bytes_raw())
     policy = Clocked(i)
     outcome = await TableRunner(peer, link, policy, files, offload=False).run()

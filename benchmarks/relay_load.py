@@ -65,7 +65,7 @@ from tarot_p2p.net.hello import (
     dial,
     knock,
 )
-from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.joincode import JoinCode, link_key
 from tarot_p2p.net.link import connect, open_link
 from tarot_p2p.net.noise import MAX_MESSAGE, NoiseError
 from tarot_p2p.protocol.identity import fingerprint
@@ -180,7 +180,8 @@ class Attack:
         self.victim = victim
         self.pace = pace
         """Seconds a stranger waits between two tries of the same kind."""
-        self.tables: dict[str, list[Created]] = {}
+        self.tables: dict[str, list[tuple[Created, bytes]]] = {}
+        """Tables each source made, with the join secret it drew."""
         self.keys: dict[str, Ed25519PrivateKey] = {}
 
     def key(self, source: str) -> Ed25519PrivateKey:
@@ -222,14 +223,13 @@ class Attack:
     async def creator(self, source: str) -> None:
         while True:
             try:
-                framed, answer = await dial(
-                    PLAYER, self.port, create_hello(self.key(source)), 5,
-                    local_address=source,
-                )  # fmt: skip
+                table_id, secret = os.urandom(32), os.urandom(16)
+                hello = create_hello(self.key(source), table_id, link_key(secret))
+                framed, answer = await dial(PLAYER, self.port, hello, 5, local_address=source)
                 await framed.aclose()
                 if isinstance(answer, Created):
                     self.tally.tables += 1
-                    self.tables.setdefault(source, []).append(answer)
+                    self.tables.setdefault(source, []).append((answer, secret))
             except ERRORS as exc:
                 self.tally.refused(exc)
             await trio.sleep(self.pace)
@@ -239,9 +239,9 @@ class Attack:
         made = self.tables.get(source)
         if not made:
             return None
-        created = random.choice(made)
+        created, secret = random.choice(made)
         key = fingerprint(Ed25519PublicKey.from_public_bytes(created.identity))
-        return JoinCode(PLAYER, self.port, created.table_id, key, created.secret, True)
+        return JoinCode(PLAYER, self.port, created.table_id, key, secret, True)
 
     async def squatter(self, source: str) -> None:
         """A member at one of its own tables, held as long as the relay lets it."""

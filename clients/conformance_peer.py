@@ -39,7 +39,12 @@ async def play(code: JoinCode, folder: Path) -> Outcome:
     link = await connect(code, identity)
     try:
         peer, _ = await join_table(
-            link, identity, "Conformance", code.table_id, hub_fingerprint=code.hub_fingerprint
+            link,
+            identity,
+            "Conformance",
+            code.table_id,
+            code.secret,
+            hub_fingerprint=code.hub_fingerprint,
         )
         return await play_seat(peer, link, BotPolicy(level="easy"), profile.tables, identity)
     finally:

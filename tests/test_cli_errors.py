@@ -26,7 +26,7 @@ from tarot_p2p.meet.lobby import LobbyChange, Seating
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.rules.config import GameEnd, TableConfig
-from tests.net.test_game import TABLE_ID, identity, tcp_hub
+from tests.net.test_game import SECRET, TABLE_ID, identity, tcp_hub
 
 ROOT = str(Path(__file__).resolve().parents[1])
 ENV = {"PYTHONPATH": ROOT, "PATH": "/usr/bin:/bin", "HOME": "/nonexistent-home"}
@@ -139,7 +139,7 @@ async def fake_host(
     """Seat whoever asks (``seat_joiner``) or two strangers, and send the set-up signed by
     the hub's key; every lobby change is noted in ``changes``."""
     link = hub.local_link()
-    seating = Seating(3, host.public_key(), "Host")
+    seating = Seating(3, host.public_key(), "Host", SECRET)
     while True:
         change = seating.offer(await link.receive(), TABLE_ID, trio.current_time())
         if change is None:
@@ -207,7 +207,7 @@ async def test_ctrl_c_in_the_lobby_leaves_the_table(tmp_path: Path) -> None:
     changes: list[LobbyChange] = []
     async with tcp_hub(host) as (hub, _, code):
         link = hub.local_link()
-        seating = Seating(4, host.public_key(), "Host")
+        seating = Seating(4, host.public_key(), "Host", SECRET)
         words = ["join", code.encode(), "--ui", "terminal", "--name", "Bob"]
         words += ["--profile", str(tmp_path)]
         async with trio.open_nursery() as nursery:

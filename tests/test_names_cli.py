@@ -28,7 +28,7 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.files.game_record import Deal, DealDetail, Game, Player, Result, Stop
 from tarot_p2p.files.history import open_history, store_game
 from tarot_p2p.files.profile import HISTORY_FILE
-from tarot_p2p.meet.lobby import JOIN_REQUEST_DOMAIN, LobbyChange, join_request
+from tarot_p2p.meet.lobby import JOIN_REQUEST_DOMAIN, LobbyChange, join_request, seat_proof
 from tarot_p2p.net.hello import HubRefused
 from tarot_p2p.net.joincode import JoinCode
 from tarot_p2p.net.link import connect
@@ -112,10 +112,13 @@ async def test_the_host_seats_nobody_for_such_a_name_and_prints_none(tmp_path: P
         with trio.fail_after(60):
             link = await connect(code, forger)
             for name in (*EVIL, "Ann\x9b2J", "Ann\u2066x\u2069"):
-                body = {"i": forger.public_key().public_bytes_raw(), "k": "join", "n": name}
-                payload = encode({**body, "t": code.table_id})
+                raw = forger.public_key().public_bytes_raw()
+                proof = seat_proof(code.secret, code.table_id, raw)
+                payload = encode(
+                    {"i": raw, "k": "join", "n": name, "p": proof, "t": code.table_id, "v": 2}
+                )
                 await link.send(encode([payload, forger.sign(JOIN_REQUEST_DOMAIN + payload)]))
-            await link.send(join_request(honest, "Bob", code.table_id))
+            await link.send(join_request(honest, "Bob", code.table_id, code.secret))
             while "Bob joined" not in host.output():
                 await trio.sleep(0.05)
         await link.aclose()

@@ -22,7 +22,7 @@ from pathlib import Path
 import trio
 
 from tarot_p2p.files.profile import ProfileError, default_root
-from tarot_p2p.meet.lobby import LobbyError
+from tarot_p2p.meet.lobby import LobbyError, OtherVersion
 from tarot_p2p.meet.rendezvous import RendezvousError, WrongCode
 from tarot_p2p.meet.words import EXAMPLE
 from tarot_p2p.net.framing import LinkError
@@ -120,6 +120,8 @@ def _explain(exc: BaseException, seated: bool) -> tuple[str, int] | None:
         )
     if isinstance(found, HubRefused):
         return str(found), 1
+    if isinstance(found, OtherVersion):
+        return f"{found} (pip install --upgrade tarot-p2p), then join again.", 4
     if isinstance(found, LobbyError):
         return f"{found}. Check the command with --help.", 2
     if isinstance(found, socket.gaierror):

@@ -239,14 +239,20 @@ def relay_refusal(refused: HubRefused, relay: Address, identity: Ed25519PrivateK
 
 
 async def new_relay_table(relay: Address, identity: Ed25519PrivateKey) -> JoinCode:
-    """A table made at the relay: its long code, with the address friends can use."""
+    """A table held at the relay: its long code, with the address friends can use. The
+    table id and the join secret are drawn here; the relay is given only the link key
+    (``wire.md`` §5.0), so it cannot seat anyone at its own tables."""
+    table_id = secrets.token_bytes(TABLE_ID_LEN)
+    secret = secrets.token_bytes(SECRET_LEN)
     try:
-        created = await create_at(relay.host, relay.port, identity, relay.password)
+        created = await create_at(
+            relay.host, relay.port, identity, table_id, secret, relay.password
+        )
     except HubRefused as refused:
         raise relay_refusal(refused, relay, identity) from None
     where = code_address(relay, parse_address(created.address))
     hub_key = fingerprint(Ed25519PublicKey.from_public_bytes(created.identity))
-    return JoinCode(where.host, where.port, created.table_id, hub_key, created.secret, True)
+    return JoinCode(where.host, where.port, table_id, hub_key, secret, True)
 
 
 async def _host(
@@ -402,6 +408,7 @@ async def _host(
                     name,
                     config,
                     table_id,
+                    secret,
                     on_change=lobby_changed,
                     timeout=timeouts.lobby,
                 )

@@ -49,6 +49,8 @@ class Way:
     sign the set-up."""
 
     table_id: bytes
+    secret: bytes
+    """The table's join secret, which the bot's join requests prove (``lobby.md`` §1)."""
     host: bytes
     open: Callable[[Ed25519PrivateKey], Awaitable[MessageLink]]
 
@@ -59,7 +61,9 @@ def in_process(hub: Hub) -> Way:
     async def local(identity: Ed25519PrivateKey) -> MessageLink:
         return hub.local_link()
 
-    return Way(hub.table_id, fingerprint(hub.identity.public_key()), local)
+    if hub.secret is None:
+        raise ValueError("only a host's own hub: a relay's table is reached by its code")
+    return Way(hub.table_id, hub.secret, fingerprint(hub.identity.public_key()), local)
 
 
 def at_relay(code: JoinCode, host: bytes) -> Way:
@@ -68,7 +72,7 @@ def at_relay(code: JoinCode, host: bytes) -> Way:
     async def dial(identity: Ed25519PrivateKey) -> MessageLink:
         return await connect(code, identity)
 
-    return Way(code.table_id, host, dial)
+    return Way(code.table_id, code.secret, host, dial)
 
 
 async def house_bot(
@@ -93,6 +97,7 @@ async def house_bot(
                 identity,
                 name,
                 way.table_id,
+                way.secret,
                 hub_fingerprint=way.host,
                 timeout=timeouts.lobby,
             )
@@ -164,14 +169,17 @@ async def host_with_house_bots(
     bots'. ``host --bots N`` mixes house bots with remote players on a listening hub."""
     identity = Ed25519PrivateKey.generate()
     table_id = secrets.token_bytes(TABLE_ID_LEN)
-    hub = Hub(identity, table_id, secrets.token_bytes(SECRET_LEN))
+    secret = secrets.token_bytes(SECRET_LEN)
+    hub = Hub(identity, table_id, secret)
     link = hub.local_link()
     outcomes: list[Outcome] = []
     try:
         async with trio.open_nursery() as nursery:
             way = in_process(hub)
             seat_house_bots(nursery, way, bots, make_bot_policy, data_dir, timeouts, outcomes)
-            peer = await host_table(link, identity, name, config, table_id, timeout=timeouts.lobby)
+            peer = await host_table(
+                link, identity, name, config, table_id, secret, timeout=timeouts.lobby
+            )
             outcome = await play_seat(peer, link, policy, data_dir, identity, timeouts=timeouts)
     finally:
         await link.aclose()

@@ -330,7 +330,7 @@ async def _join(
             print("taking your seat back at this table...", flush=True)
         link = await connect_patiently(code, identity, timeouts, show)
     else:
-        link = await connect(code, identity)  # the hub proved it knows the code's secret
+        link = await connect(code, identity)  # the hub proved it is the one the code names
     if isinstance(policy, BrowserPolicy):
         policy.admitted.set()
     if peer is None:
@@ -341,6 +341,7 @@ async def _join(
             identity,
             name,
             code.table_id,
+            code.secret,
             hub_fingerprint=hub_fingerprint,
             timeout=timeouts.lobby,
         )

@@ -177,12 +177,14 @@ class _Table:
         config: TableConfig,
         link: LocalLink,
         table_id: bytes,
+        secret: bytes,
         host: Ed25519PrivateKey,
     ) -> None:
         self.scenario = scenario
         self.config = config
         self.link = link
         self.table_id = table_id
+        self.secret = secret
         self.host = host
         self.rng = DeterministicRandom(b"tarot-p2p conformance " + table_id)
         self.seats: KitSeats | None = None
@@ -208,11 +210,13 @@ class _Table:
         while True:
             wire = await self._receive()
             try:
-                if read_lobby_request(wire, self.table_id).kind != JOIN:
+                if read_lobby_request(wire, self.table_id, self.secret).kind != JOIN:
                     continue
             except LobbyError:
                 continue
-            seats = KitSeats(self.config, self.table_id, self.scenario.member, wire, self.host)
+            seats = KitSeats(
+                self.config, self.table_id, self.secret, self.scenario.member, wire, self.host
+            )
             if self.scenario.plan is not None:
                 seats.chooser = deals.chooser(seats, self.scenario.plan)
             self.seats = seats
@@ -467,7 +471,7 @@ async def _run_table(
     host = Ed25519PrivateKey.generate()
     hub = Hub(host, table_id, secret)  # the kit host's identity: the join code names it
     hosted = HostedHub(hub)
-    table = _Table(scenario, scenario.config(players), hub.local_link(), table_id, host)
+    table = _Table(scenario, scenario.config(players), hub.local_link(), table_id, secret, host)
     program = _Program()
     failure: str | None = None
     with tempfile.TemporaryDirectory(prefix="tarot-p2p-conformance-") as folder:

@@ -43,6 +43,7 @@ class KitSeats:
         self,
         config: TableConfig,
         table_id: bytes,
+        secret: bytes,
         member: int,
         request: bytes,
         host: Ed25519PrivateKey,
@@ -56,9 +57,11 @@ class KitSeats:
             for i in range(config.seats)
             if i != member
         }
-        seating = Seating(config.seats, self.keys[0].public_key(), NAMES[0])
+        seating = Seating(config.seats, self.keys[0].public_key(), NAMES[0], secret)
         for i in range(1, config.seats):
-            wire = request if i == member else join_request(self.keys[i], NAMES[i], table_id)
+            wire = (
+                request if i == member else join_request(self.keys[i], NAMES[i], table_id, secret)
+            )
             if seating.offer(wire, table_id, now=0.0) is None:
                 raise ValueError("not a join request for this table")
         self.chooser: Callable[[Peer], bytes | None] | None = None

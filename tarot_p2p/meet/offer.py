@@ -36,6 +36,7 @@ from tarot_p2p.net.access import create_hello
 from tarot_p2p.net.channels import Arrival, ClaimEnd, RemoteClaim
 from tarot_p2p.net.framing import FramedStream, LinkError
 from tarot_p2p.net.hello import Claimed, ClaimHello, Created, HubRefused, OpenHello, dial
+from tarot_p2p.net.joincode import link_key
 from tarot_p2p.net.noise import NoiseError
 
 log = logging.getLogger(__name__)
@@ -196,13 +197,37 @@ async def claim_at(host: str, port: int, wanted: int) -> RemoteClaim:
     return RemoteClaim(framed, answer.channel)
 
 
+CREATE_TRIES = 3
+"""Times a host asks a relay for its table when the answer is lost (``wire.md`` §5.0)."""
+
+
 async def create_at(
-    host: str, port: int, identity: Ed25519PrivateKey, password: str = ""
+    host: str,
+    port: int,
+    identity: Ed25519PrivateKey,
+    table_id: bytes,
+    secret: bytes,
+    password: str = "",
 ) -> Created:
-    """A new table at the relay ``host:port`` for the host of ``identity`` (``password``:
-    the relay's, when it asks for one)."""
-    framed, answer = await dial(host, port, create_hello(identity, password), CONNECT_TIMEOUT)
-    await trio.aclose_forcefully(framed.stream)
-    if not isinstance(answer, Created):
-        raise LinkError("the relay did not answer with a new table")
-    return answer
+    """The table ``table_id`` (drawn by the host, with its join ``secret``) held at the
+    relay ``host:port`` for the host of ``identity`` (``password``: the relay's, when it
+    asks for one). The relay is given the link key only, never the secret. An answer lost
+    on the way (the connection broke, no answer in time) is asked for again with a fresh
+    hello: the relay answers a host's repeated request for its own table as the first."""
+    key = link_key(secret)
+    for attempt in range(CREATE_TRIES):
+        hello = create_hello(identity, table_id, key, password)
+        try:
+            framed, answer = await dial(host, port, hello, CONNECT_TIMEOUT)
+        except HubRefused:
+            raise
+        except (LinkError, OSError, trio.TooSlowError):
+            if attempt + 1 == CREATE_TRIES:
+                raise
+            await trio.sleep(RETRY[attempt])
+            continue
+        await trio.aclose_forcefully(framed.stream)
+        if not isinstance(answer, Created) or answer.table_id != table_id:
+            raise LinkError("the relay did not answer with the table asked for")
+        return answer
+    raise AssertionError("unreachable")

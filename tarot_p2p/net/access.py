@@ -6,12 +6,16 @@ Why: a relay on the internet is reached by anyone, and every table it makes hold
 the hosts it knows: those who give its password, or those whose identity keys are on its
 list. The host always proves both things the same way, so one hello serves every relay:
 
-    signed    = "tarot-p2p/relay-create/v1" || 0x00 || u64 time || nonce (16) || host key (32)
+    signed    = "tarot-p2p/relay-create/v2" || 0x00 || u64 time || nonce (16) || host key (32)
+                || table id (32) || link key (16)
     signature = Ed25519-Sign(host identity key, signed)
     proof     = HMAC-SHA256(SHA-256("tarot-p2p/relay-password/v1" || 0x00 || password), signed)
 
 with ``time`` the host's clock in Unix seconds and an empty password when the host has
-none. The password never travels. A relay accepts a hello whose ``time`` is within
+none. The host draws the table id and the join secret; the relay is given only the link
+key made from it (:func:`~.joincode.link_key`), and the signature binds both to the host.
+(Not the relay's identity key: the host learns it only from the answer.) The password never
+travels. A relay accepts a hello whose ``time`` is within
 :data:`CLOCK_SKEW` of its own clock and whose nonce it has not accepted before (it keeps
 them that long), so a recorded hello cannot be replayed. Like any challenge over a
 password, a recorded proof lets its holder test passwords offline: a relay's password
@@ -33,15 +37,15 @@ from tarot_p2p.net.hello import CreateHello
 from tarot_p2p.net.limits import Refusal
 from tarot_p2p.protocol.identity import FINGERPRINT_LEN, fingerprint, identity_bytes
 
-SIGNED_TAG = b"tarot-p2p/relay-create/v1\x00"
+SIGNED_TAG = b"tarot-p2p/relay-create/v2\x00"
 PASSWORD_TAG = b"tarot-p2p/relay-password/v1\x00"
 NONCE_LEN = 16
 CLOCK_SKEW = 600
 """Seconds a create hello's time may differ from the relay's clock."""
 
 
-def _signed(when: int, nonce: bytes, host: bytes) -> bytes:
-    return SIGNED_TAG + when.to_bytes(8, "big") + nonce + host
+def _signed(when: int, nonce: bytes, host: bytes, table_id: bytes, key: bytes) -> bytes:
+    return SIGNED_TAG + when.to_bytes(8, "big") + nonce + host + table_id + key
 
 
 def _password_key(password: str) -> bytes:
@@ -50,19 +54,22 @@ def _password_key(password: str) -> bytes:
 
 def create_hello(
     identity: Ed25519PrivateKey,
+    table_id: bytes,
+    key: bytes,
     password: str = "",
     *,
     when: int | None = None,
     nonce: bytes | None = None,
 ) -> CreateHello:
-    """The hello by which the host of ``identity`` asks a relay for a table (``when`` and
-    ``nonce``, now and fresh unless given, are given only by the test vectors)."""
+    """The hello by which the host of ``identity`` asks a relay to hold its table
+    ``table_id`` whose link key is ``key`` (``when`` and ``nonce``, now and fresh unless
+    given, are given only by the test vectors)."""
     when = int(time.time()) if when is None else when
     nonce = os.urandom(NONCE_LEN) if nonce is None else nonce
     host = identity_bytes(identity.public_key())
-    signed = _signed(when, nonce, host)
+    signed = _signed(when, nonce, host, table_id, key)
     proof = hmac.new(_password_key(password), signed, hashlib.sha256).digest()
-    return CreateHello(when, nonce, host, identity.sign(signed), proof)
+    return CreateHello(when, nonce, host, table_id, key, identity.sign(signed), proof)
 
 
 class AllowedHostsError(ValueError):
@@ -118,7 +125,7 @@ class RelayAccess:
         now = time.time() if now is None else now
         if abs(hello.time - now) > CLOCK_SKEW:
             raise Refusal("clock", f"create hello {hello.time - now:+.0f} s off")
-        signed = _signed(hello.time, hello.nonce, hello.host)
+        signed = _signed(hello.time, hello.nonce, hello.host, hello.table_id, hello.link_key)
         # The cheap checks first (a hash each), the signature last: a flood of hellos
         # without the password costs the relay no signature check.
         if self._key is not None:

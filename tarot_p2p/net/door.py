@@ -181,7 +181,7 @@ class Door:
                 await framed.send_frame(encode_frame(Ok()))
                 with trio.fail_after(self.config.handshake_timeout):
                     link = await accept_link(
-                        framed, hub.identity, hub.table_id, hub.secret, hub.config, hub.admit
+                        framed, hub.identity, hub.table_id, hub.link_key, hub.config, hub.admit
                     )
                 return lambda: self._member(hub, link, source)
             if isinstance(hello, CreateHello):

@@ -1,4 +1,4 @@
-"""The link handshake: Noise XX whose payloads bind Ed25519 identities and the join secret.
+"""The link handshake: Noise XX whose payloads bind Ed25519 identities and the link key.
 
 Theory of operation. Noise XX authenticates X25519 *static* keys; our peers are known by
 their Ed25519 *identity* keys (those that sign envelopes). Each side therefore signs, with
@@ -16,11 +16,15 @@ Messages (payloads are msgpack maps, ``protocol/wire.md`` §Handshake)::
 
 * signature = Ed25519(identity, IDENTITY_TAG || role || h || static public key), role
   ``b"R"`` for the responder (hub), ``b"I"`` for the initiator (joining peer);
-* join proof = HMAC-SHA256(join secret, JOIN_TAG || h), ``h`` the same hash as signed.
+* join proof = HMAC-SHA256(link key, JOIN_TAG || h), ``h`` the same hash as signed, and
+  the link key made from the join secret (:func:`~.joincode.link_key`).
 
 The joining peer accepts the hub only if the hub identity matches the fingerprint of the
 join code; the hub admits the peer only with a correct join proof (and, optionally, an
-identity from an allow-list). Both classes are sans-IO: bytes in, bytes out.
+identity from an allow-list). Why a link key and not the secret: a standalone relay must
+check the proof, and what it holds must not seat anyone; the host seats only joiners
+proving the secret itself (``lobby.md`` §1). Every hub, the host's own included, checks
+the same key. Both classes are sans-IO: bytes in, bytes out.
 """
 
 from __future__ import annotations
@@ -34,19 +38,19 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.joincode import JoinCode, link_key
 from tarot_p2p.net.noise import CipherState, HandshakeState, NoiseError, public_bytes
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, decode, encode
 from tarot_p2p.protocol.identity import fingerprint, identity_bytes
 
 PROLOGUE_TAG = b"tarot-p2p/noise/v1\x00"
 IDENTITY_TAG = b"tarot-p2p/noise-identity/v1\x00"
-JOIN_TAG = b"tarot-p2p/join/v1\x00"
+JOIN_TAG = b"tarot-p2p/join/v2\x00"
 _PAYLOAD_LIMITS = Limits(max_buffer_size=512, max_str_len=8, max_bin_len=64, max_map_len=3)
 
 
 class HandshakeRejected(NoiseError):
-    """The other side is not who it must be, or does not hold the join secret."""
+    """The other side is not who it must be, or does not hold the table's link key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +91,9 @@ def prologue(table_id: bytes) -> bytes:
     return PROLOGUE_TAG + table_id
 
 
-def join_proof(secret: bytes, h: bytes) -> bytes:
-    return hmac.new(secret, JOIN_TAG + h, hashlib.sha256).digest()
+def join_proof(key: bytes, h: bytes) -> bytes:
+    """The proof of message 3 under the table's link key ``key``."""
+    return hmac.new(key, JOIN_TAG + h, hashlib.sha256).digest()
 
 
 def _signature_input(role: bytes, h: bytes, static_pub: bytes) -> bytes:
@@ -117,18 +122,22 @@ def _session(state: HandshakeState, remote: bytes) -> Session:
 
 
 class Initiator:
-    """The joining peer's side."""
+    """The joining peer's side. ``key``: the link key to prove, for a caller that holds it
+    and not the join secret (a hub's operator, who may open links to its own tables,
+    ``wire.md`` §8); by default the one made from the code's secret."""
 
     def __init__(
         self,
         identity: Ed25519PrivateKey,
         code: JoinCode,
         *,
+        key: bytes | None = None,
         static: X25519PrivateKey | None = None,
         ephemeral: X25519PrivateKey | None = None,
     ) -> None:
         self._identity = identity
         self._code = code
+        self._key = link_key(code.secret) if key is None else key
         self._state = HandshakeState(
             initiator=True,
             prologue=prologue(code.table_id),
@@ -165,7 +174,7 @@ class Initiator:
                 {
                     "i": identity_bytes(self._identity.public_key()),
                     "g": self._identity.sign(_signature_input(b"I", h, static)),
-                    "j": join_proof(self._code.secret, h),
+                    "j": join_proof(self._key, h),
                 }
             )
 
@@ -174,20 +183,21 @@ class Initiator:
 
 
 class Responder:
-    """The hub's side. ``admit`` may restrict which identities can join."""
+    """The hub's side: ``key`` is the table's link key; ``admit`` may restrict which
+    identities can join."""
 
     def __init__(
         self,
         identity: Ed25519PrivateKey,
         table_id: bytes,
-        secret: bytes,
+        key: bytes,
         *,
         admit: Callable[[Ed25519PublicKey], bool] | None = None,
         static: X25519PrivateKey | None = None,
         ephemeral: X25519PrivateKey | None = None,
     ) -> None:
         self._identity = identity
-        self._secret = secret
+        self._key = key
         self._admit = admit
         self._state = HandshakeState(
             initiator=False,
@@ -220,8 +230,8 @@ class Responder:
             proof = _PEER_PAYLOAD.load(_decode_payload(payload))
         except DecodeError as exc:
             raise HandshakeRejected(f"bad peer payload: {exc}") from exc
-        if not hmac.compare_digest(proof.join_proof, join_proof(self._secret, h)):
-            raise HandshakeRejected("wrong join secret")
+        if not hmac.compare_digest(proof.join_proof, join_proof(self._key, h)):
+            raise HandshakeRejected("wrong join proof (not made with this table's link key)")
         assert self._state.rs is not None
         _verify_identity(proof.identity, proof.signature, b"I", h, self._state.rs)
         session = _session(self._state, proof.identity)

@@ -8,8 +8,10 @@ what was asked for, or an error whose reason is a short ASCII word (``REASONS`` 
 in plain words for the player), and closes the connection after an error.
 
 Normative: ``protocol/wire.md`` §5.0. Everything here is in the clear: the hello names a
-table id and a channel, which are not secrets; the join secret and the game travel only
-inside Noise, the short code's password only inside SPAKE2 (``rendezvous.md``).
+table id and a channel, which are not secrets, and a ``create`` names the table's link key,
+which lets a link in but seats nobody (``wire.md`` §8); the join secret never reaches a hub
+(only the host and its joiners hold it), the game travels only inside Noise, the short
+code's password only inside SPAKE2 (``rendezvous.md``).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ MAX_HELLO = 512
 MAX_CHANNEL = 9999
 """Rendezvous channels are 1 to 9999: the number a short code starts with."""
 _LIMITS = Limits(
-    max_buffer_size=MAX_HELLO, max_str_len=300, max_bin_len=64, max_array_len=0, max_map_len=6
+    max_buffer_size=MAX_HELLO, max_str_len=300, max_bin_len=64, max_array_len=0, max_map_len=8
 )
 
 REASONS = {
@@ -88,13 +90,17 @@ class TableHello:
 
 @dataclass(frozen=True, slots=True)
 class CreateHello:
-    """A relay is asked for a new table by the host whose identity key is ``host``, at
-    ``time`` (Unix seconds) with a fresh ``nonce``: ``signature`` by that key and ``proof``
-    under the relay's password (:mod:`.access`) say who asks and that it may."""
+    """A relay is asked to hold the table ``table_id`` (drawn by the host) whose links prove
+    ``link_key``, by the host whose identity key is ``host``, at ``time`` (Unix seconds)
+    with a fresh ``nonce``: ``signature`` by that key and ``proof`` under the relay's
+    password (:mod:`.access`) say who asks and that it may. The join secret is not here:
+    the relay never learns it."""
 
     time: int
     nonce: bytes
     host: bytes
+    table_id: bytes
+    link_key: bytes
     signature: bytes
     proof: bytes
 
@@ -123,11 +129,10 @@ class Ok:
 
 @dataclass(frozen=True, slots=True)
 class Created:
-    """A relay's new table: its id and join secret, the relay's identity key (for the
-    code's fingerprint) and the address the relay gives out (``host:port``)."""
+    """A relay holds the table: its id, the relay's identity key (for the code's
+    fingerprint) and the address the relay gives out (``host:port``, ``wire.md`` §5.0)."""
 
     table_id: bytes
-    secret: bytes
     identity: bytes
     address: str
 
@@ -153,6 +158,8 @@ _SCHEMAS: dict[str, Schema[object]] = {
             "time": ("n", UInt(2**64 - 1)),
             "nonce": ("r", Bytes(16)),
             "host": ("h", Bytes(32)),
+            "table_id": ("t", Bytes(32)),
+            "link_key": ("l", Bytes(16)),
             "signature": ("g", Bytes(64)),
             "proof": ("w", Bytes(32)),
         },
@@ -164,7 +171,6 @@ _SCHEMAS: dict[str, Schema[object]] = {
         Created,
         {
             "table_id": ("t", Bytes(32)),
-            "secret": ("j", Bytes(16)),
             "identity": ("i", Bytes(32)),
             "address": ("a", Text(261)),
         },

@@ -43,7 +43,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tarot_p2p.net.framing import LinkError
-from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.joincode import JoinCode, link_key
 from tarot_p2p.net.link import DEFAULT_CONFIG, Link, LinkConfig
 from tarot_p2p.net.noise import NoiseError
 from tarot_p2p.protocol.identity import fingerprint
@@ -114,8 +114,9 @@ class Hub:
         self,
         identity: Ed25519PrivateKey,
         table_id: bytes,
-        secret: bytes,
+        secret: bytes | None,
         *,
+        key: bytes | None = None,
         config: LinkConfig = DEFAULT_CONFIG,
         admit: Callable[[Ed25519PublicKey], bool] | None = None,
         max_backlog: int = 64 << 20,
@@ -124,7 +125,12 @@ class Hub:
     ) -> None:
         self.identity = identity
         self.table_id = table_id
+        if (secret is None) == (key is None):
+            raise ValueError("a hub is given the join secret (its host's) or the link key")
         self.secret = secret
+        """The join secret: known to a host's own hub, never to a relay's."""
+        self.link_key: bytes = link_key(secret) if secret is not None else key or b""
+        """What the handshake's join proofs are checked with (``wire.md`` §5.2)."""
         self.config = config
         self.admit = admit
         self.max_backlog = max_backlog
@@ -141,6 +147,9 @@ class Hub:
         """Wall-clock time a member last came or left (a relay forgets idle tables)."""
 
     def join_code(self, host: str, port: int, *, relay: bool = False) -> JoinCode:
+        """The long code of this table (only a hub given the join secret can make it)."""
+        if self.secret is None:
+            raise ValueError("a relay's table has no join secret: its host makes the code")
         hub_key = fingerprint(self.identity.public_key())
         return JoinCode(host, port, self.table_id, hub_key, self.secret, relay)
 

@@ -2,7 +2,8 @@
 
 A join code carries the hub's address, the table id, a fingerprint of the hub's Ed25519
 identity (so the joining peer knows it reached the right hub, not a man in the middle),
-the join secret (so the hub admits only people who were given the code) and whether the
+the join secret (the hub admits only links that prove its derived *link key*, and the host
+seats only joiners that prove the secret itself, ``lobby.md`` §1) and whether the
 hub is a standalone relay (then it does not name the host, and the joiner must learn the
 host's key another way: the short code's rendezvous, or ``--host-key``).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import hmac
 from dataclasses import dataclass
 
 from tarot_p2p.protocol.identity import FINGERPRINT_LEN
@@ -33,6 +35,16 @@ FLAG_RELAY = 0x01
 SECRET_LEN = 16
 TABLE_ID_LEN = 32
 CHECKSUM_TAG = b"tarot-p2p/joincode/v1\x00"
+LINK_KEY_TAG = b"tarot-p2p/link-key/v1\x00"
+LINK_KEY_LEN = 16
+
+
+def link_key(secret: bytes) -> bytes:
+    """The key a hub checks in the handshake's join proof (``wire.md`` §5.2): made from the
+    join secret by a one-way function, so a relay given it (in the ``create`` hello) can
+    admit links to its table but cannot make the seat proofs of the lobby, which need the
+    secret itself (``lobby.md`` §1)."""
+    return hmac.new(secret, LINK_KEY_TAG, hashlib.sha256).digest()[:LINK_KEY_LEN]
 
 
 class JoinCodeError(ValueError):

@@ -163,13 +163,13 @@ async def accept_link(
     framed: FramedStream,
     identity: Ed25519PrivateKey,
     table_id: bytes,
-    secret: bytes,
+    key: bytes,
     config: LinkConfig = DEFAULT_CONFIG,
     admit: Callable[[Ed25519PublicKey], bool] | None = None,
 ) -> Link:
     """Run the hub side of the handshake on a connection whose hello named ``table_id``
-    (the caller's cancel scope bounds it)."""
-    responder = Responder(identity, table_id, secret, admit=admit)
+    (the caller's cancel scope bounds it); ``key`` is the table's link key."""
+    responder = Responder(identity, table_id, key, admit=admit)
     responder.read_message1(await _expect_frame(framed))
     await framed.send_frame(responder.message2())
     session = responder.read_message3(await _expect_frame(framed))

@@ -58,6 +58,8 @@ from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
+from tarot_p2p.protocol.codec import DecodeError, Limits, decode
 from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope
 from tarot_p2p.protocol.errors import ProtocolError, SeatViolation, UnattributedMessage
 from tarot_p2p.protocol.messages import POINT
@@ -405,6 +407,14 @@ def _setup_refused(framing: FileFrames) -> Failure | None:
     bad configuration; a set-up that verifies but is refused is its host's violation."""
     wire = framing.records[0]
     unsigned = _record_ref(framing, 0, signed=False)
+    version = _payload_version(wire)
+    if version is not None and version != PROTOCOL_VERSION:
+        reason = (
+            f"the table was played with tarot-p2p protocol {version}; this program checks "
+            f"protocol {PROTOCOL_VERSION}"
+            + (" (an older tarot-p2p)" if version < PROTOCOL_VERSION else "")
+        )
+        return Failure(Status.OTHER_VERSION, reason, _record_ref(framing, 0, signed=True))
     try:
         env = open_envelope(wire, table_id=framing.table_id, roster=None)
         roster = env.body.get("roster")
@@ -425,6 +435,21 @@ def _setup_refused(framing: FileFrames) -> Failure | None:
         return Failure(Status.OTHER_VERSION, str(exc), _record_ref(framing, 0, signed=True))
     except (ValueError, ProtocolError) as exc:
         return _host_violation(framing, f"the set-up the host signed is refused: {exc}")
+    return None
+
+
+def _payload_version(wire: bytes) -> int | None:
+    """The ``v`` of an envelope's payload, read before anything else (``None``: none). The
+    envelope's form is the same in every version (``wire.md`` §3), so a transcript of
+    another version is told as such instead of as a broken one."""
+    try:
+        outer = decode(wire, Limits(max_buffer_size=1 << 20, max_depth=1))
+        if isinstance(outer, list) and len(outer) == 2 and isinstance(outer[0], bytes):
+            fields = decode(outer[0])
+            version = fields.get("v") if isinstance(fields, dict) else None
+            return version if isinstance(version, int) and not isinstance(version, bool) else None
+    except DecodeError:
+        pass
     return None
 
 

@@ -703,7 +703,7 @@ class TableRunner:
             request = peer.read_sync_request(wire)
         except SyncError:
             try:
-                joining = read_lobby_request(wire, peer.table_id)
+                joining = read_lobby_request(wire, peer.table_id, None)
             except LobbyError:
                 return False
             member = peer.member_of(joining.identity)

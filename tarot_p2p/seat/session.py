@@ -16,6 +16,7 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.crypto.randomness import RandomSource, SecretsRandom
 from tarot_p2p.files.history import HistoryWriter
 from tarot_p2p.files.seat_files import SeatFiles
@@ -24,6 +25,7 @@ from tarot_p2p.meet.lobby import (
     ForeignHost,
     LobbyChange,
     LobbyError,
+    OtherVersion,
     Seating,
     TableOffer,
     join_request,
@@ -47,6 +49,11 @@ FOREIGN_HOST = (
     ", only one signed by another host than the one the code names (or --host-key): "
     "check the code, and the host key, with your host"
 )
+OTHER_VERSIONS = (
+    f" (a host whose program speaks another version of tarot-p2p than this one, protocol "
+    f"{PROTOCOL_VERSION}, cannot seat you: its terminal says so; check that you both run "
+    "the same release)"
+)
 LEAVE_GRACE = 2.0
 """Seconds a joiner quitting the lobby spends at most telling the host it leaves."""
 
@@ -65,15 +72,17 @@ async def host_table(
     name: str,
     config: TableConfig,
     table_id: bytes,
+    secret: bytes,
     *,
     rng: RandomSource | None = None,
     on_change: Callable[[LobbyChange], None] | None = None,
     timeout: float = Timeouts().lobby,
 ) -> Peer:
     """Collect join requests until every seat is taken by a live joiner; return the host's
-    peer (seat 0). ``on_change`` hears each player who sits down, changes name or leaves.
+    peer (seat 0). Only requests proving the join ``secret`` seat anyone (``lobby.md`` §2).
+    ``on_change`` hears each player who sits down, changes name or leaves.
     Raises :class:`LobbyTimeout` when the seats are not all taken within ``timeout``."""
-    seating = Seating(config.seats, identity.public_key(), name)
+    seating = Seating(config.seats, identity.public_key(), name, secret)
     with trio.move_on_after(timeout):
         while not seating.full:
             wire: bytes | None = None
@@ -105,18 +114,20 @@ async def join_table(
     identity: Ed25519PrivateKey,
     name: str,
     table_id: bytes,
+    secret: bytes,
     *,
     hub_fingerprint: bytes | None = None,
     rng: RandomSource | None = None,
     timeout: float = Timeouts().lobby,
 ) -> tuple[Peer, TableOffer]:
-    """Ask for a seat and wait for the host's set-up; return our peer, set-up accepted.
+    """Ask for a seat (our requests prove the join ``secret`` of the long code) and wait for
+    the host's set-up; return our peer, set-up accepted.
 
     ``hub_fingerprint``: the join code's, when the hub runs inside the host (its key then
     signs the set-up). Raises :class:`TableFull` when the set-up leaves us out, and
     :class:`LobbyTimeout` when no set-up comes within ``timeout``.
     """
-    request = join_request(identity, name, table_id)
+    request = join_request(identity, name, table_id, secret)
     try:
         return await _wait_for_setup(
             link, identity, name, table_id, request, hub_fingerprint, rng, timeout
@@ -127,7 +138,7 @@ async def join_table(
         with trio.CancelScope(shield=True) as scope:
             scope.deadline = trio.current_time() + LEAVE_GRACE
             try:
-                await link.send(leave_request(identity, name, table_id))
+                await link.send(leave_request(identity, name, table_id, secret))
             except (*LINK_ERRORS, OSError) as exc:
                 log.debug("lobby: could not say we leave: %s", exc)
         raise
@@ -147,6 +158,7 @@ async def _wait_for_setup(
     deadline = trio.current_time() + timeout
     ask_at = trio.current_time()
     foreign = False
+    other: OtherVersion | None = None
     while True:
         # Asked again every few seconds: the host keeps a seat only while its requests
         # come (lobby.md §2), a relay may have lost one, or the set-up (the host, already
@@ -159,13 +171,21 @@ async def _wait_for_setup(
             wire = await link.receive()
         if wire is None:
             if trio.current_time() >= deadline:
+                if other is not None:  # the host is not known: said now, not at once
+                    raise other
                 raise LobbyTimeout(
                     f"no set-up from the host within {timeout:g} s"
                     + (FOREIGN_HOST if foreign else "")
+                    + OTHER_VERSIONS
                 )
             continue
         try:
             offer = read_table_offer(wire, table_id, me, name, hub_fingerprint)
+        except OtherVersion as exc:
+            if hub_fingerprint is not None:  # signed by the host the code names
+                raise
+            other = exc
+            continue
         except LobbyError as exc:
             foreign = foreign or isinstance(exc, ForeignHost)
             log.debug("lobby: ignored %s", exc)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tarot_p2p.crypto.errors import GroupError, ProofError
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.crypto.group import ORDER, G, base_mul, neg, point_to_bytes, points_equal, sum_points
 from tarot_p2p.crypto.keys import (
     KEY_SHARE_BYTES,
@@ -42,7 +43,7 @@ def test_round_trip_and_size(keys: Keys) -> None:
         {"hand": HAND + 1},
         {"table_id": TABLE + b"!"},
         {"phase": "shuffle"},
-        {"version": 2},
+        {"version": PROTOCOL_VERSION + 1},
     ],
 )
 def test_proof_replayed_under_another_context_fails(keys: Keys, change: dict[str, object]) -> None:

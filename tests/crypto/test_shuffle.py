@@ -166,7 +166,7 @@ def test_wrong_lengths_rejected(small: Shuffled) -> None:
 
 @pytest.mark.parametrize(
     "change",
-    [{"table_id": b"other-table"}, {"hand": 3}, {"phase": "chien"}, {"seat": 2}, {"version": 2}],
+    [{"table_id": b"other-table"}, {"hand": 3}, {"phase": "chien"}, {"seat": 2}, {"version": 9}],
 )
 def test_proof_under_another_context_rejected(small: Shuffled, change: dict[str, object]) -> None:
     deck, out, proof = small

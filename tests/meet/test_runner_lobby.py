@@ -4,6 +4,7 @@ set-up it is offered (``tarot_p2p/meet/lobby.py``, ``protocol/lobby.md``)."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 
 import pytest
@@ -22,6 +23,7 @@ from tarot_p2p.meet.lobby import (
     leave_request,
     read_lobby_request,
     read_table_offer,
+    seat_proof,
 )
 from tarot_p2p.net.hub import Hub
 from tarot_p2p.protocol.codec import decode, encode
@@ -35,73 +37,84 @@ from tarot_p2p.seat.session import LobbyTimeout, host_table, join_table
 from tests.protocol.test_names import ATTACKS
 
 TABLE = hashlib.sha256(b"lobby table").digest()
+SECRET = b"\x07" * 16
 KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x30 + i]) * 32) for i in range(5)]
 CONFIG = TableConfig(players=3, game_end=GameEnd.DEALS, game_length=1)
 
 
 def test_join_request_is_the_documented_bytes() -> None:
-    wire = join_request(KEYS[1], "  Alice   B ", TABLE)
+    wire = join_request(KEYS[1], "  Alice   B ", TABLE, SECRET)
     payload, signature = decode(wire)  # type: ignore[misc]
+    raw = KEYS[1].public_key().public_bytes_raw()
+    proof = hmac.new(SECRET, b"tarot-p2p/seat/v1\x00" + TABLE + raw, hashlib.sha256).digest()
     assert payload == encode(
-        {"i": KEYS[1].public_key().public_bytes_raw(), "k": "join", "n": "Alice B", "t": TABLE}
+        {"i": raw, "k": "join", "n": "Alice B", "p": proof, "t": TABLE, "v": 2}
     )
     KEYS[1].public_key().verify(signature, JOIN_REQUEST_DOMAIN + payload)
-    request = read_lobby_request(wire, TABLE)
+    request = read_lobby_request(wire, TABLE, SECRET)
     assert request.name == "Alice B" and request.kind == "join"
 
 
 def test_bad_join_requests_are_refused() -> None:
-    wire = join_request(KEYS[1], "Alice", TABLE)
+    wire = join_request(KEYS[1], "Alice", TABLE, SECRET)
     with pytest.raises(LobbyError):
-        read_lobby_request(wire, bytes(32))  # another table
+        read_lobby_request(wire, bytes(32), SECRET)  # another table
     payload, _ = decode(wire)  # type: ignore[misc]
     with pytest.raises(LobbyError, match="signature"):
-        read_lobby_request(encode([payload, bytes(64)]), TABLE)
+        read_lobby_request(encode([payload, bytes(64)]), TABLE, SECRET)
     for junk in (b"", b"\xc1", encode([payload]), encode({"k": "join"})):
         with pytest.raises(LobbyError):
-            read_lobby_request(junk, TABLE)
+            read_lobby_request(junk, TABLE, SECRET)
     with pytest.raises(NameRefused):
-        join_request(KEYS[1], "   ", TABLE)
+        join_request(KEYS[1], "   ", TABLE, SECRET)
 
 
 def test_seating_in_relay_order_without_duplicates() -> None:
-    seating = Seating(3, KEYS[0].public_key(), "Host")
+    seating = Seating(3, KEYS[0].public_key(), "Host", SECRET)
     assert seating.offer(b"junk", TABLE, 0) is None
-    first = seating.offer(join_request(KEYS[1], "host", TABLE), TABLE, 0)
+    first = seating.offer(join_request(KEYS[1], "host", TABLE, SECRET), TABLE, 0)
     assert first is not None and first.name == "host (2)"  # names differ ignoring case
     assert first.kind == "joined" and first.names == ("Host", "host (2)") and first.missing == 1
-    assert seating.offer(join_request(KEYS[1], "host", TABLE), TABLE, 1) is None  # a repeat
-    assert seating.offer(join_request(KEYS[0], "Me", TABLE), TABLE, 1) is None  # the host's key
-    assert seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 2) is not None
+    assert seating.offer(join_request(KEYS[1], "host", TABLE, SECRET), TABLE, 1) is None  # a repeat
+    assert (
+        seating.offer(join_request(KEYS[0], "Me", TABLE, SECRET), TABLE, 1) is None
+    )  # the host's key
+    assert seating.offer(join_request(KEYS[2], "Bob", TABLE, SECRET), TABLE, 2) is not None
     assert seating.full
-    assert seating.offer(join_request(KEYS[3], "Late", TABLE), TABLE, 3) is None
+    assert seating.offer(join_request(KEYS[3], "Late", TABLE, SECRET), TABLE, 3) is None
     assert seating.names == ["Host", "host (2)", "Bob"]
 
 
 def test_a_leave_request_frees_the_seat_at_once() -> None:
-    seating = Seating(4, KEYS[0].public_key(), "Host")
+    seating = Seating(4, KEYS[0].public_key(), "Host", SECRET)
     for i, name in ((1, "Ann"), (2, "Bob"), (3, "Cid")):
-        seating.offer(join_request(KEYS[i], name, TABLE), TABLE, 0)
+        seating.offer(join_request(KEYS[i], name, TABLE, SECRET), TABLE, 0)
     assert seating.full
-    left = seating.offer(leave_request(KEYS[2], "Bob", TABLE), TABLE, 1)
+    left = seating.offer(leave_request(KEYS[2], "Bob", TABLE, SECRET), TABLE, 1)
     assert left is not None and (left.kind, left.name, left.missing) == ("left", "Bob", 1)
     assert left.names == ("Host", "Ann", "Cid") and not seating.full
-    assert seating.offer(leave_request(KEYS[2], "Bob", TABLE), TABLE, 1) is None  # twice
-    assert seating.offer(leave_request(KEYS[4], "Eve", TABLE), TABLE, 1) is None  # never sat
-    assert seating.offer(leave_request(KEYS[0], "Host", TABLE), TABLE, 1) is None  # the host
-    back = seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 2)
+    assert seating.offer(leave_request(KEYS[2], "Bob", TABLE, SECRET), TABLE, 1) is None  # twice
+    assert (
+        seating.offer(leave_request(KEYS[4], "Eve", TABLE, SECRET), TABLE, 1) is None
+    )  # never sat
+    assert (
+        seating.offer(leave_request(KEYS[0], "Host", TABLE, SECRET), TABLE, 1) is None
+    )  # the host
+    back = seating.offer(join_request(KEYS[2], "Bob", TABLE, SECRET), TABLE, 2)
     assert back is not None and back.kind == "joined"
     assert seating.names == ["Host", "Ann", "Cid", "Bob"]  # back at the end of the order
-    payload, _ = decode(leave_request(KEYS[1], "Ann", TABLE))  # type: ignore[misc]
+    payload, _ = decode(leave_request(KEYS[1], "Ann", TABLE, SECRET))  # type: ignore[misc]
     forged = encode([payload, bytes(64)])
     assert seating.offer(forged, TABLE, 3) is None and "Ann" in seating.names
-    assert seating.offer(leave_request(KEYS[1], "Ann", bytes(32)), TABLE, 3) is None
+    assert seating.offer(leave_request(KEYS[1], "Ann", bytes(32), SECRET), TABLE, 3) is None
 
 
 def signed_as_typed(key: Ed25519PrivateKey, kind: str, name: str) -> bytes:
     """A lobby request signed with ``name`` as it is, as a program without the name rule
     (or a forger) sends it: :func:`join_request` refuses to build it."""
-    payload = encode({"i": key.public_key().public_bytes_raw(), "k": kind, "n": name, "t": TABLE})
+    raw = key.public_key().public_bytes_raw()
+    proof = seat_proof(SECRET, TABLE, raw)
+    payload = encode({"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE, "v": 2})
     return encode([payload, key.sign(JOIN_REQUEST_DOMAIN + payload)])
 
 
@@ -109,21 +122,21 @@ def signed_as_typed(key: Ed25519PrivateKey, kind: str, name: str) -> bytes:
 def test_a_join_request_with_a_name_a_terminal_obeys_seats_nobody(name: str) -> None:
     """lobby.md §1.2: the host ignores it, with the reason; the joiner's own program never
     builds it, and says why in words."""
-    seating = Seating(3, KEYS[0].public_key(), "Host")
+    seating = Seating(3, KEYS[0].public_key(), "Host", SECRET)
     wire = signed_as_typed(KEYS[1], "join", name)
     with pytest.raises(LobbyError, match=re.escape(ATTACKS[name][1])) as refused:
-        read_lobby_request(wire, TABLE)
+        read_lobby_request(wire, TABLE, SECRET)
     assert str(refused.value).startswith(f'join request refused: the name "{for_terminal(name)}"')
     assert seating.offer(wire, TABLE, 0) is None and seating.names == ["Host"]
     with pytest.raises(NameRefused, match="Choose a name of letters"):
-        join_request(KEYS[1], name, TABLE)
-    honest = seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 1)
+        join_request(KEYS[1], name, TABLE, SECRET)
+    honest = seating.offer(join_request(KEYS[2], "Bob", TABLE, SECRET), TABLE, 1)
     assert honest is not None and honest.names == ("Host", "Bob") and honest.missing == 1
 
 
 def test_a_renaming_to_a_refused_name_keeps_the_seat_and_its_name() -> None:
-    seating = Seating(3, KEYS[0].public_key(), "Host")
-    seating.offer(join_request(KEYS[1], "Ann", TABLE), TABLE, 0)
+    seating = Seating(3, KEYS[0].public_key(), "Host", SECRET)
+    seating.offer(join_request(KEYS[1], "Ann", TABLE, SECRET), TABLE, 0)
     assert seating.offer(signed_as_typed(KEYS[1], "join", "Ann\x1b[2J"), TABLE, 1) is None
     assert seating.names == ["Host", "Ann"]
     # A leave request's name is not read (lobby.md §1.1): it frees the seat all the same.
@@ -132,13 +145,13 @@ def test_a_renaming_to_a_refused_name_keeps_the_seat_and_its_name() -> None:
 
 
 def test_a_seat_whose_requests_stop_is_freed() -> None:
-    seating = Seating(3, KEYS[0].public_key(), "Host")
+    seating = Seating(3, KEYS[0].public_key(), "Host", SECRET)
     assert seating.next_silence() == float("inf")
-    seating.offer(join_request(KEYS[1], "Ann", TABLE), TABLE, 0.0)
-    seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 4.0)
+    seating.offer(join_request(KEYS[1], "Ann", TABLE, SECRET), TABLE, 0.0)
+    seating.offer(join_request(KEYS[2], "Bob", TABLE, SECRET), TABLE, 4.0)
     assert seating.next_silence() == LIVENESS == 3 * JOIN_AGAIN
     for t in (5.0, 10.0):  # Ann keeps asking, Bob went quiet
-        seating.offer(join_request(KEYS[1], "Ann", TABLE), TABLE, t)
+        seating.offer(join_request(KEYS[1], "Ann", TABLE, SECRET), TABLE, t)
     assert seating.expire(4.0 + LIVENESS - 0.001) == []
     gone = seating.expire(4.0 + LIVENESS)
     assert [(c.kind, c.name, c.missing) for c in gone] == [("silent", "Bob", 1)]
@@ -146,13 +159,13 @@ def test_a_seat_whose_requests_stop_is_freed() -> None:
 
 
 def test_a_retry_keeps_its_seat_and_may_change_its_name() -> None:
-    seating = Seating(4, KEYS[0].public_key(), "Host")
-    seating.offer(join_request(KEYS[1], "Ann", TABLE), TABLE, 0)
-    seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 0)
-    renamed = seating.offer(join_request(KEYS[1], "bob", TABLE), TABLE, 1)
+    seating = Seating(4, KEYS[0].public_key(), "Host", SECRET)
+    seating.offer(join_request(KEYS[1], "Ann", TABLE, SECRET), TABLE, 0)
+    seating.offer(join_request(KEYS[2], "Bob", TABLE, SECRET), TABLE, 0)
+    renamed = seating.offer(join_request(KEYS[1], "bob", TABLE, SECRET), TABLE, 1)
     assert renamed is not None and (renamed.kind, renamed.name) == ("renamed", "bob (2)")
     assert seating.names == ["Host", "bob (2)", "Bob"]
-    again = seating.offer(join_request(KEYS[1], "Annie", TABLE), TABLE, 2)
+    again = seating.offer(join_request(KEYS[1], "Annie", TABLE, SECRET), TABLE, 2)
     assert again is not None and seating.names == ["Host", "Annie", "Bob"]
 
 
@@ -217,12 +230,12 @@ def test_a_signed_set_up_the_joiner_cannot_play_is_refused() -> None:
 
 async def test_lobby_waits_end_with_a_clear_timeout(autojump_clock: object) -> None:
     """Nobody joins the host; no set-up reaches the joiner: both give up, saying why."""
-    hub = Hub(KEYS[0], TABLE, b"\x07" * 16)
+    hub = Hub(KEYS[0], TABLE, SECRET)
     with pytest.raises(LobbyTimeout, match="did not fill up"):
-        await host_table(hub.local_link(), KEYS[0], "Host", CONFIG, TABLE, timeout=60)
+        await host_table(hub.local_link(), KEYS[0], "Host", CONFIG, TABLE, SECRET, timeout=60)
     start = trio.current_time()
     with pytest.raises(LobbyTimeout, match="no set-up"):
-        await join_table(hub.local_link(), KEYS[1], "Ann", TABLE, timeout=60)
+        await join_table(hub.local_link(), KEYS[1], "Ann", TABLE, SECRET, timeout=60)
     assert trio.current_time() - start == pytest.approx(60)
 
 
@@ -239,12 +252,12 @@ async def seat_four(
     seats: dict[str, int | None] = {}
 
     async def joiner(key: Ed25519PrivateKey, name: str) -> None:
-        _, offer = await join_table(hub.local_link(), key, name, TABLE, timeout=600)
+        _, offer = await join_table(hub.local_link(), key, name, TABLE, SECRET, timeout=600)
         seats[name] = offer.index
 
     async def bob() -> None:
         if leaver is None:
-            await hub.local_link().send(join_request(KEYS[2], "Bob", TABLE))
+            await hub.local_link().send(join_request(KEYS[2], "Bob", TABLE, SECRET))
         else:
             with leaver:
                 await joiner(KEYS[2], "Bob")
@@ -264,7 +277,14 @@ async def seat_four(
             nursery.start_soon(bob)
             nursery.start_soon(the_others)
             peer = await host_table(
-                host_link, KEYS[0], "Host", FOUR, TABLE, on_change=changes.append, timeout=600
+                host_link,
+                KEYS[0],
+                "Host",
+                FOUR,
+                TABLE,
+                SECRET,
+                on_change=changes.append,
+                timeout=600,
             )
             setup = peer.next_message()
             assert setup is not None
@@ -276,7 +296,7 @@ async def test_a_joiner_that_quits_the_lobby_leaves_no_ghost(autojump_clock: obj
     """The trap: Bob quits before the table is full. Before the leave request, Bob kept his
     seat, the last joiner was told the host seated other players, and the table started
     with a ghost."""
-    hub = Hub(KEYS[0], TABLE, b"\x07" * 16)
+    hub = Hub(KEYS[0], TABLE, SECRET)
     leaver = trio.CancelScope()
 
     async def quit_soon() -> None:
@@ -302,7 +322,7 @@ async def test_a_joiner_that_quits_the_lobby_leaves_no_ghost(autojump_clock: obj
 async def test_a_joiner_that_goes_silent_is_unseated(autojump_clock: object) -> None:
     """Bob's program died without a word (a crash, a cable pulled): his seat is freed once
     his requests have stopped for LIVENESS seconds, and the others sit instead."""
-    hub = Hub(KEYS[0], TABLE, b"\x07" * 16)
+    hub = Hub(KEYS[0], TABLE, SECRET)
     start = trio.current_time()
     names, changes, seats = await seat_four(hub, None)
     assert names == ["Host", "Ann", "Cid", "Dan"] and seats == {"Ann": 1, "Cid": 2, "Dan": 3}

@@ -148,11 +148,11 @@ async def sit(
     seat = game.seats[index]
     rng = DeterministicRandom(f"rng/{seat.name}".encode())
     if index == 0:
-        peer = await host_table(link, seat.identity, seat.name, config, TABLE_ID, rng=rng)
+        peer = await host_table(link, seat.identity, seat.name, config, TABLE_ID, SECRET, rng=rng)
     else:
         fp = game.code.hub_fingerprint if game.code is not None else None
         peer, _ = await join_table(
-            link, seat.identity, seat.name, TABLE_ID, hub_fingerprint=fp, rng=rng
+            link, seat.identity, seat.name, TABLE_ID, SECRET, hub_fingerprint=fp, rng=rng
         )
     seat.peer = peer
     game.peers.append(peer)

@@ -10,17 +10,17 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.net.access import create_hello
 from tarot_p2p.net.door import Door
 from tarot_p2p.net.framing import FramedStream
 from tarot_p2p.net.handshake import HandshakeRejected
 from tarot_p2p.net.hello import Ok, TableHello, encode_frame, read_hello
 from tarot_p2p.net.hub import Budget, Hub
-from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.joincode import JoinCode, link_key
 from tarot_p2p.net.limits import SourceLimits
 from tarot_p2p.net.link import Link, LinkConfig, LinkError, accept_link, connect, open_link
 from tarot_p2p.net.noise import MAX_MESSAGE
 from tarot_p2p.protocol.identity import fingerprint
+from tests.net.tables import create_hello
 
 HUB = Ed25519PrivateKey.from_private_bytes(b"\x0a" * 32)
 PEERS = [Ed25519PrivateKey.from_private_bytes(bytes([0x20 + i]) * 32) for i in range(4)]
@@ -110,7 +110,7 @@ async def test_wrong_join_secret_is_dropped_and_others_keep_playing() -> None:
         intruder = await connect(bad_code, PEERS[2])
         with pytest.raises(LinkError):
             await intruder.receive()
-        assert any("join secret" in reason for reason in door.stats.drops)
+        assert any("join proof" in reason for reason in door.stats.drops)
         received = await exchange(good, per_peer=3)
         assert all(len(got) == 3 for got in received)
 
@@ -254,7 +254,7 @@ async def handshake_pair(config: LinkConfig) -> tuple[Link, Link]:
         framed = FramedStream(right, MAX_MESSAGE)
         assert read_hello(await framed.receive_frame()) == TableHello(TABLE)
         await framed.send_frame(encode_frame(Ok()))
-        links["hub"] = await accept_link(framed, HUB, TABLE, SECRET, config)
+        links["hub"] = await accept_link(framed, HUB, TABLE, link_key(SECRET), config)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(hub_side)

@@ -21,7 +21,7 @@ from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.seat.session import host_table, join_table
-from tests.net.test_game import TABLE_ID, identity, tcp_hub
+from tests.net.test_game import SECRET, TABLE_ID, identity, tcp_hub
 
 ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -54,7 +54,7 @@ async def test_a_forged_set_up_from_another_member_is_not_taken(tmp_path: Path) 
                 with trio.fail_after(60):
                     while True:  # the victim's join request, as every member sees it
                         try:
-                            victim = read_lobby_request(await thief.receive(), TABLE_ID)
+                            victim = read_lobby_request(await thief.receive(), TABLE_ID, SECRET)
                             break
                         except ValueError:
                             continue
@@ -68,9 +68,11 @@ async def test_a_forged_set_up_from_another_member_is_not_taken(tmp_path: Path) 
                 assert forged is not None
                 await thief.send(forged)
                 # Then the real host seats the victim and another player.
-                nursery.start_soon(join_table, await connect(code, other), other, "Other", TABLE_ID)
+                nursery.start_soon(
+                    join_table, await connect(code, other), other, "Other", TABLE_ID, SECRET
+                )
                 link = hub.local_link()
-                seated = await host_table(link, host, "Host", config, TABLE_ID, timeout=60)
+                seated = await host_table(link, host, "Host", config, TABLE_ID, SECRET, timeout=60)
                 setup = seated.next_message()
                 assert setup is not None
                 await link.send(setup)

@@ -22,11 +22,12 @@ from tarot_p2p.meet.lobby import (
     join_request,
     read_lobby_request,
     read_table_offer,
+    seat_proof,
 )
 from tarot_p2p.protocol.codec import encode
 from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.protocol.names import NameRefused
-from tests.meet.test_runner_lobby import KEYS, TABLE, host_setup
+from tests.meet.test_runner_lobby import KEYS, SECRET, TABLE, host_setup
 
 
 def test_a_name_has_one_to_sixty_four_characters() -> None:
@@ -37,24 +38,24 @@ def test_a_name_has_one_to_sixty_four_characters() -> None:
 
 
 def test_names_taken_get_the_smallest_free_suffix() -> None:
-    seating = Seating(4, KEYS[0].public_key(), "Ann")
-    seating.offer(join_request(KEYS[1], "ann", TABLE), TABLE, 0)
-    seating.offer(join_request(KEYS[2], "ANN", TABLE), TABLE, 0)
+    seating = Seating(4, KEYS[0].public_key(), "Ann", SECRET)
+    seating.offer(join_request(KEYS[1], "ann", TABLE, SECRET), TABLE, 0)
+    seating.offer(join_request(KEYS[2], "ANN", TABLE, SECRET), TABLE, 0)
     assert seating.names == ["Ann", "ann (2)", "ANN (3)"]
 
 
 def test_a_seat_changing_only_the_case_of_its_name_keeps_it_unsuffixed() -> None:
-    seating = Seating(4, KEYS[0].public_key(), "Host")
-    seating.offer(join_request(KEYS[1], "Bob", TABLE), TABLE, 0)
-    renamed = seating.offer(join_request(KEYS[1], "bob", TABLE), TABLE, 1)
+    seating = Seating(4, KEYS[0].public_key(), "Host", SECRET)
+    seating.offer(join_request(KEYS[1], "Bob", TABLE, SECRET), TABLE, 0)
+    renamed = seating.offer(join_request(KEYS[1], "bob", TABLE, SECRET), TABLE, 1)
     assert renamed is not None and seating.names == ["Host", "bob"]
 
 
 def test_a_longest_name_taken_is_cut_to_fit_its_suffix_and_the_joiner_accepts_it() -> None:
     longest = "h" * MAX_NAME
-    seating = Seating(3, KEYS[0].public_key(), longest.upper())
-    seating.offer(join_request(KEYS[1], longest, TABLE), TABLE, 0)
-    seating.offer(join_request(KEYS[2], "Bob", TABLE), TABLE, 0)
+    seating = Seating(3, KEYS[0].public_key(), longest.upper(), SECRET)
+    seating.offer(join_request(KEYS[1], longest, TABLE, SECRET), TABLE, 0)
+    seating.offer(join_request(KEYS[2], "Bob", TABLE, SECRET), TABLE, 0)
     given = seating.names[1]
     assert given == "h" * (MAX_NAME - 6) + " (2)" and len(given) <= MAX_NAME
     wire = host_setup(KEYS[:3], seating.names)
@@ -67,17 +68,17 @@ def test_a_longest_name_taken_is_cut_to_fit_its_suffix_and_the_joiner_accepts_it
 
 
 def test_each_refused_request_or_set_up_says_why() -> None:
-    wire = join_request(KEYS[1], "Ann", TABLE)
+    wire = join_request(KEYS[1], "Ann", TABLE, SECRET)
     with pytest.raises(LobbyError, match=r"^not a lobby request for this table$"):
-        read_lobby_request(wire, bytes(32))
-    payload = encode(
-        {"i": KEYS[2].public_key().public_bytes_raw(), "k": "join", "n": "Ann", "t": TABLE}
-    )
+        read_lobby_request(wire, bytes(32), SECRET)
+    other = KEYS[2].public_key().public_bytes_raw()
+    proof = seat_proof(SECRET, TABLE, other)
+    payload = encode({"i": other, "k": "join", "n": "Ann", "p": proof, "t": TABLE, "v": 2})
     forged = encode([payload, KEYS[1].sign(JOIN_REQUEST_DOMAIN + payload)])  # names KEYS[2]
     with pytest.raises(LobbyError, match=r"^join request: bad signature$"):
-        read_lobby_request(forged, TABLE)
+        read_lobby_request(forged, TABLE, SECRET)
     with pytest.raises(LobbyError, match=re.escape("join request: not [payload, signature]")):
-        read_lobby_request(encode([b"payload alone"]), TABLE)
+        read_lobby_request(encode([b"payload alone"]), TABLE, SECRET)
     setup = host_setup(KEYS[:3], ["Host", "Ann", "Bob"])
     me = KEYS[1].public_key()
     with pytest.raises(ForeignHost, match=r"^set-up not signed by the host named in the join"):

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tarot_p2p.net.handshake import HandshakeRejected, Initiator, Responder
-from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.joincode import JoinCode, link_key
 from tarot_p2p.net.noise import MAX_NONCE, CipherState, HandshakeState, NoiseError
 from tarot_p2p.protocol.identity import fingerprint
 
@@ -78,6 +78,7 @@ HUB = Ed25519PrivateKey.from_private_bytes(b"\x0a" * 32)
 PEER = Ed25519PrivateKey.from_private_bytes(b"\x0b" * 32)
 TABLE = bytes(range(32))
 SECRET = b"\x5a" * 16
+LINK = link_key(SECRET)
 
 
 def code(**changes: object) -> JoinCode:
@@ -105,30 +106,37 @@ def run(initiator: Initiator, responder: Responder) -> None:
 
 
 def test_identity_bound_handshake() -> None:
-    run(Initiator(PEER, code()), Responder(HUB, TABLE, SECRET))
+    run(Initiator(PEER, code()), Responder(HUB, TABLE, LINK))
 
 
 def test_wrong_join_secret_is_rejected_by_the_hub() -> None:
-    with pytest.raises(HandshakeRejected, match="join secret"):
-        run(Initiator(PEER, code(secret=b"\x00" * 16)), Responder(HUB, TABLE, SECRET))
+    with pytest.raises(HandshakeRejected, match="join proof"):
+        run(Initiator(PEER, code(secret=b"\x00" * 16)), Responder(HUB, TABLE, LINK))
+
+
+def test_the_hub_checks_the_link_key_not_the_secret() -> None:
+    """One rule for every hub (wire.md §5.2): the proof is made with the link key, so a hub
+    that checked it with the join secret itself would refuse every honest peer."""
+    with pytest.raises(HandshakeRejected, match="join proof"):
+        run(Initiator(PEER, code()), Responder(HUB, TABLE, SECRET))
 
 
 def test_hub_with_another_identity_is_rejected_by_the_peer() -> None:
     impostor = Ed25519PrivateKey.from_private_bytes(b"\x0c" * 32)
     with pytest.raises(HandshakeRejected, match="join code"):
-        run(Initiator(PEER, code()), Responder(impostor, TABLE, SECRET))
+        run(Initiator(PEER, code()), Responder(impostor, TABLE, LINK))
 
 
 def test_identity_outside_the_allow_list_is_rejected() -> None:
     others = {Ed25519PrivateKey.generate().public_key().public_bytes_raw()}
-    responder = Responder(HUB, TABLE, SECRET, admit=lambda k: k.public_bytes_raw() in others)
+    responder = Responder(HUB, TABLE, LINK, admit=lambda k: k.public_bytes_raw() in others)
     with pytest.raises(HandshakeRejected, match="not admitted"):
         run(Initiator(PEER, code()), responder)
 
 
 def test_another_table_fails_the_handshake() -> None:
     with pytest.raises(NoiseError):
-        run(Initiator(PEER, code(table_id=bytes(32))), Responder(HUB, TABLE, SECRET))
+        run(Initiator(PEER, code(table_id=bytes(32))), Responder(HUB, TABLE, LINK))
 
 
 def test_non_empty_first_payload_is_rejected() -> None:
@@ -138,11 +146,11 @@ def test_non_empty_first_payload_is_rejected() -> None:
         static=X25519PrivateKey.generate(),
     )
     with pytest.raises(HandshakeRejected, match="empty"):
-        Responder(HUB, TABLE, SECRET).read_message1(peer.write_message(b"hello"))
+        Responder(HUB, TABLE, LINK).read_message1(peer.write_message(b"hello"))
 
 
 def test_tampered_handshake_message() -> None:
-    initiator, responder = Initiator(PEER, code()), Responder(HUB, TABLE, SECRET)
+    initiator, responder = Initiator(PEER, code()), Responder(HUB, TABLE, LINK)
     responder.read_message1(initiator.message1())
     message2 = bytearray(responder.message2())
     message2[40] ^= 1
@@ -152,7 +160,7 @@ def test_tampered_handshake_message() -> None:
 
 def test_signature_from_a_replayed_session_does_not_verify() -> None:
     # Message 2 of one session fed into another session: the handshake hash differs.
-    first = Responder(HUB, TABLE, SECRET)
+    first = Responder(HUB, TABLE, LINK)
     first.read_message1(Initiator(PEER, code()).message1())
     stolen = first.message2()
     victim = Initiator(PEER, code())
@@ -165,7 +173,7 @@ def test_signature_from_a_replayed_session_does_not_verify() -> None:
 @settings(max_examples=200)
 def test_hub_refuses_any_first_message_cleanly(message: bytes) -> None:
     try:
-        Responder(HUB, TABLE, SECRET).read_message1(message)
+        Responder(HUB, TABLE, LINK).read_message1(message)
     except NoiseError:
         return
     assert len(message) == 32  # only a bare ephemeral key is a valid first message
@@ -174,7 +182,7 @@ def test_hub_refuses_any_first_message_cleanly(message: bytes) -> None:
 @given(st.binary(max_size=300))
 @settings(max_examples=200)
 def test_hub_refuses_any_forged_third_message(message: bytes) -> None:
-    initiator, responder = Initiator(PEER, code()), Responder(HUB, TABLE, SECRET)
+    initiator, responder = Initiator(PEER, code()), Responder(HUB, TABLE, LINK)
     responder.read_message1(initiator.message1())
     initiator.read_message2(responder.message2())
     with pytest.raises(NoiseError):
@@ -209,11 +217,11 @@ def test_a_peer_claiming_an_identity_it_cannot_sign_for_is_rejected_by_the_hub()
     thief = Ed25519PrivateKey.from_private_bytes(b"\x0d" * 32)
     initiator = Initiator(ClaimsAnother(PEER, thief), code())  # type: ignore[arg-type]
     with pytest.raises(HandshakeRejected, match="identity signature"):
-        run(initiator, Responder(HUB, TABLE, SECRET))
+        run(initiator, Responder(HUB, TABLE, LINK))
 
 
 def test_a_hub_claiming_an_identity_it_cannot_sign_for_is_rejected_by_the_peer() -> None:
     thief = Ed25519PrivateKey.from_private_bytes(b"\x0d" * 32)
-    responder = Responder(ClaimsAnother(HUB, thief), TABLE, SECRET)  # type: ignore[arg-type]
+    responder = Responder(ClaimsAnother(HUB, thief), TABLE, LINK)  # type: ignore[arg-type]
     with pytest.raises(HandshakeRejected, match="identity signature"):
         run(Initiator(PEER, code()), responder)

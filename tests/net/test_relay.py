@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.meet.offer import ask_host, claim_at, create_at, offer_table
+from tarot_p2p.meet.offer import ask_host, claim_at, offer_table
 from tarot_p2p.meet.rendezvous import Invitation, WrongCode
 from tarot_p2p.meet.words import ShortCode
-from tarot_p2p.net.access import create_hello
+from tarot_p2p.net import access
 from tarot_p2p.net.address import (
     Address,
     AddressError,
@@ -25,13 +26,15 @@ from tarot_p2p.net.address import (
 )
 from tarot_p2p.net.door import Door
 from tarot_p2p.net.framing import LinkError
-from tarot_p2p.net.hello import Created, HubRefused, OpenHello, dial
+from tarot_p2p.net.hello import Created, CreateHello, HubRefused, OpenHello, dial
 from tarot_p2p.net.hub import Hub
-from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.joincode import JoinCode, link_key
+from tarot_p2p.net.limits import Refusal, SourceLimits
 from tarot_p2p.net.link import Link, connect
 from tarot_p2p.net.relay import RelayTables
-from tarot_p2p.protocol.identity import fingerprint, identity_bytes
+from tarot_p2p.protocol.identity import identity_bytes
 from tests.meet.test_rendezvous import Shown
+from tests.net.tables import SECRETS, create_at, create_hello, long_code
 
 RELAY = Ed25519PrivateKey.from_private_bytes(b"\x33" * 32)
 HOST = Ed25519PrivateKey.from_private_bytes(b"\x44" * 32)
@@ -49,11 +52,6 @@ async def running_relay(path: Path, **options: Any) -> AsyncIterator[tuple[Relay
         tables.address = Address("127.0.0.1", port)
         yield tables, port
         nursery.cancel_scope.cancel()
-
-
-def long_code(created: Created, port: int) -> JoinCode:
-    key = Ed25519PublicKey.from_public_bytes(created.identity)
-    return JoinCode("127.0.0.1", port, created.table_id, fingerprint(key), created.secret, True)
 
 
 async def test_two_tables_at_once_each_relaying_its_own(tmp_path: Path) -> None:
@@ -121,7 +119,14 @@ def test_the_old_one_table_file_is_still_read(tmp_path: Path) -> None:
     tables = RelayTables(RELAY, tmp_path / "relay.json", Address("127.0.0.1", 1))
     tables.load()
     assert list(tables.hubs) == [bytes.fromhex("ab" * 32)] and tables.port == 4321
-    assert tables.hubs[bytes.fromhex("ab" * 32)].secret == bytes.fromhex("cd" * 16)
+    hub = tables.hubs[bytes.fromhex("ab" * 32)]
+    assert hub.secret is None and hub.link_key == link_key(bytes.fromhex("cd" * 16))
+    tables.save()  # the secret an older relay kept is forgotten: only the link key stays
+    saved = (tmp_path / "relay.json").read_text()
+    assert "cd" * 16 not in saved and hub.link_key.hex() in saved
+    again = RelayTables(RELAY, tmp_path / "relay.json", Address("127.0.0.1", 1))
+    again.load()
+    assert again.hubs[hub.table_id].link_key == hub.link_key
 
 
 def test_unused_tables_are_forgotten_after_20_minutes_and_busy_ones_kept(
@@ -273,3 +278,64 @@ async def test_bad_rendezvous_traffic_drops_only_that_connection(tmp_path: Path)
             garbage.append(framed)
         assert await ask_host("127.0.0.1", port, code) == invitation
         nursery.cancel_scope.cancel()
+
+
+def test_the_relay_keeps_the_link_key_and_no_secret(tmp_path: Path) -> None:
+    """wire.md §5.0: the host draws the table id and the secret; the relay holds the id,
+    the link key and the host key, and its hub can make no join code."""
+    tables = RelayTables(RELAY, tmp_path / "relay.json", Address("127.0.0.1", 1))
+    hello = create_hello(HOST)
+    created = tables.create(hello, "10.0.0.1")
+    secret = SECRETS[hello.table_id]
+    assert created.table_id == hello.table_id
+    hub = tables.hubs[hello.table_id]
+    assert hub.secret is None and hub.link_key == link_key(secret) == hello.link_key
+    with pytest.raises(ValueError, match="no join secret"):
+        hub.join_code("127.0.0.1", 1)
+    kept = (tmp_path / "relay.json").read_text()
+    assert secret.hex() not in kept and '"secret"' not in kept
+
+
+def test_a_repeated_create_is_answered_again_and_a_hijack_refused(tmp_path: Path) -> None:
+    """A host whose answer was lost asks again for its table (same id, host, link key): it
+    is answered again, with no new table, even at its source's limit. The same id with
+    another link key or another host is refused: nobody takes over a table's routing."""
+    tables = RelayTables(
+        RELAY, tmp_path / "relay.json", Address("127.0.0.1", 1), limits=SourceLimits(tables=1)
+    )
+    first = create_hello(HOST)
+    made = tables.create(first, "10.0.0.1")
+    again = access.create_hello(HOST, first.table_id, first.link_key)  # a fresh hello
+    assert tables.create(again, "10.0.0.1") == made and len(tables.hubs) == 1
+    other_key = access.create_hello(HOST, first.table_id, bytes(16))
+    other_host = access.create_hello(PEER, first.table_id, first.link_key)
+    for hijack in (other_key, other_host):
+        with pytest.raises(Refusal) as refused:
+            tables.create(hijack, "10.0.0.2")
+        assert refused.value.reason == "bad-hello"
+    assert tables.hubs[first.table_id].link_key == first.link_key
+    forged = replace(again, signature=bytes(64))  # only the host may ask again
+    with pytest.raises(Refusal):
+        tables.create(forged, "10.0.0.1")
+
+
+async def test_a_lost_created_answer_is_asked_for_again(tmp_path: Path) -> None:
+    """The host's program asks again when the relay's answer does not come, and the relay
+    answers it for the table it already holds."""
+    tables = RelayTables(RELAY, tmp_path / "relay.json", Address("127.0.0.1", 1))
+    asked: list[bytes] = []
+
+    def lose_the_first(hello: CreateHello, source: str) -> Created:
+        created = tables.create(hello, source)
+        asked.append(hello.table_id)
+        if len(asked) == 1:
+            raise LinkError("the answer is lost on the way")
+        return created
+
+    door = Door(tables.lookup, create=lose_the_first, limits=tables.limits)
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(door.serve, "127.0.0.1", 0)
+        port = listeners[0].socket.getsockname()[1]
+        created = await create_at("127.0.0.1", port, HOST)
+        nursery.cancel_scope.cancel()
+    assert asked == [created.table_id] * 2 and list(tables.hubs) == [created.table_id]

@@ -13,8 +13,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.files.profile import Profile
-from tarot_p2p.meet.offer import create_at
 from tarot_p2p.net.hello import HubRefused
+from tests.net.tables import create_at
 from tests.net.test_relay_cli import ENV, RELAY, read_until
 
 HOST = [*RELAY[:-1], "host", "--bot", "--players", "3", "--no-announce"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.meet.offer import create_at
+from tests.net.tables import create_at
 
 HOST = Ed25519PrivateKey.from_private_bytes(b"\x44" * 32)
 ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}

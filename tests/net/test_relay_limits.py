@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.host import relay_refusal
-from tarot_p2p.meet.offer import create_at
 from tarot_p2p.net.access import (
     AllowedHostsError,
     RelayAccess,
-    create_hello,
     read_allowed_hosts,
 )
 from tarot_p2p.net.address import Address, parse_address
@@ -24,6 +23,7 @@ from tarot_p2p.net.hello import Created, CreateHello, HubRefused, dial
 from tarot_p2p.net.limits import SourceLimits
 from tarot_p2p.net.relay import RELAY_BACKLOG, RelayTables
 from tarot_p2p.protocol.identity import fingerprint
+from tests.net.tables import create_at, create_hello
 from tests.net.test_relay import HOST, PEER, RELAY, running_relay
 
 PASSWORD = "three little words"
@@ -109,7 +109,7 @@ async def test_hellos_from_another_time_or_forged_are_refused(tmp_path: Path) ->
     async with running_relay(tmp_path, access=RelayAccess(hosts=listed)) as (tables, port):
         good = create_hello(HOST)
         peer = PEER.public_key().public_bytes_raw()
-        forged = CreateHello(good.time, good.nonce, peer, good.signature, good.proof)
+        forged = replace(good, host=peer)
         assert await refused(port, forged) == "bad-hello"
         assert not tables.hubs
 

@@ -46,7 +46,7 @@ def signed_wire(fields: dict[str, object], key: Ed25519PrivateKey) -> bytes:
 
 
 def base_fields(seat: int = 1) -> dict[str, object]:
-    return {"v": 1, "t": TABLE, "h": 2, "q": 7, "s": seat, "d": PREV, "k": "bid", "b": {}}
+    return {"v": 2, "t": TABLE, "h": 2, "q": 7, "s": seat, "d": PREV, "k": "bid", "b": {}}
 
 
 def test_round_trip_keeps_exact_bytes() -> None:
@@ -109,7 +109,7 @@ def test_replay_under_another_table_id() -> None:
 @pytest.mark.parametrize(
     ("change", "why"),
     [
-        ({"v": 2}, "version"),
+        ({"v": 1}, "version"),
         ({"x": 1}, "unknown keys"),
         ({"d": b"\x00" * 31}, "length"),
         ({"k": "Bad Kind"}, "kind"),

@@ -55,7 +55,7 @@ def test_a_seat_number_that_is_a_boolean_blames_nobody() -> None:
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ({"v": 2}, "unsupported version 2"),
+        ({"v": 1}, "unsupported version 1"),
         ({"x": 1}, "malformed payload: payload: missing keys [], unknown keys ['x']"),
         ({"k": "Bad Kind"}, "bad message kind 'Bad Kind'"),
     ],

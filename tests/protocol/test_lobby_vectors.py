@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
 from typing import Any
@@ -30,21 +32,41 @@ def test_vector_is_reproduced_exactly() -> None:
     assert render(build()) == (VECTOR_DIR / "lobby_join.json").read_text(encoding="utf-8")
 
 
+def seat_proof(identity: bytes) -> bytes:
+    """lobby.md §1: HMAC-SHA256(join secret, "tarot-p2p/seat/v1" || 0x00 || t || i)."""
+    message = b"tarot-p2p/seat/v1\x00" + bytes.fromhex(STORED["table_id"]) + identity
+    return hmac.new(bytes.fromhex(STORED["join_secret"]), message, hashlib.sha256).digest()
+
+
+def test_the_link_key_and_the_refused_requests_independently() -> None:
+    """wire.md §5.2: the link key; lobby.md §2: requests whose proof is not the secret's."""
+    secret = bytes.fromhex(STORED["join_secret"])
+    key = hmac.new(secret, b"tarot-p2p/link-key/v1\x00", hashlib.sha256).digest()[:16]
+    assert STORED["link_key"] == key.hex()
+    for case in STORED["refused"]:
+        payload, signature = msgpack.unpackb(bytes.fromhex(case["wire"]))
+        fields = msgpack.unpackb(payload)
+        sybil = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(case["identity_seed"]))
+        sybil.public_key().verify(signature, b"tarot-p2p/join-request/v2\x00" + payload)
+        assert fields["p"] != seat_proof(fields["i"])
+
+
 def test_requests_independently() -> None:
     taken = [normalise(" Ana ")]
     assert STORED["host_name"] == taken[0]
     for request in STORED["requests"]:
         key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(request["identity_seed"]))
         payload = bytes.fromhex(request["payload"])
-        signed = b"tarot-p2p/join-request/v1\x00" + payload
+        signed = b"tarot-p2p/join-request/v2\x00" + payload
         assert bytes.fromhex(request["signature_input"]) == signed
         key.public_key().verify(bytes.fromhex(request["signature"]), signed)
         assert (
             msgpack.packb([payload, bytes.fromhex(request["signature"])]).hex() == (request["wire"])
         )
         fields = msgpack.unpackb(payload)
-        assert list(fields) == ["i", "k", "n", "t"]
+        assert list(fields) == ["i", "k", "n", "p", "t", "v"] and fields["v"] == 2
         assert fields["i"].hex() == request["identity_public"] and fields["k"] == "join"
+        assert fields["p"] == seat_proof(fields["i"]) and fields["p"].hex() == request["seat_proof"]
         assert fields["t"].hex() == STORED["table_id"] and fields["n"] == request["name"]
         name = normalise(fields["n"])
         assert name == normalise(request["typed"])
@@ -62,12 +84,13 @@ def test_leave_independently() -> None:
     leave = STORED["leave"]
     key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(leave["identity_seed"]))
     payload = bytes.fromhex(leave["payload"])
-    signed = b"tarot-p2p/join-request/v1\x00" + payload
+    signed = b"tarot-p2p/join-request/v2\x00" + payload
     assert bytes.fromhex(leave["signature_input"]) == signed
     key.public_key().verify(bytes.fromhex(leave["signature"]), signed)
     assert msgpack.packb([payload, bytes.fromhex(leave["signature"])]).hex() == leave["wire"]
     fields = msgpack.unpackb(payload)
-    assert list(fields) == ["i", "k", "n", "t"] and fields["k"] == "leave"
+    assert list(fields) == ["i", "k", "n", "p", "t", "v"] and fields["k"] == "leave"
+    assert fields["p"] == seat_proof(fields["i"])
     assert fields["t"].hex() == STORED["table_id"]
     gone = next(r for r in STORED["requests"] if r["identity_public"] == fields["i"].hex())
     assert fields["n"] == gone["name"]

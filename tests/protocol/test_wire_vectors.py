@@ -118,6 +118,9 @@ def test_join_code_independently() -> None:
 
 def test_noise_vector_messages_have_the_documented_sizes() -> None:
     vector = load("wire_noise.json")
+    secret = bytes.fromhex(vector["join_secret"])  # type: ignore[arg-type]
+    link = hmac.new(secret, b"tarot-p2p/link-key/v1\x00", hashlib.sha256).digest()[:16]
+    assert vector["link_key"] == link.hex()
     sizes = [len(bytes.fromhex(m)) for m in vector["messages"]]  # type: ignore[attr-defined]
     # payload {g, i} = map(1) + "g"(2) + bin64(66) + "i"(2) + bin32(34) = 105 bytes; "j" adds 36.
     # e | e, enc(s)+tag, enc(payload)+tag | enc(s)+tag, enc(payload)+tag
@@ -219,7 +222,12 @@ def test_create_proof_independently() -> None:
     host = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(vector["host_seed"]))
     key = host.public_key().public_bytes_raw()
     nonce = bytes.fromhex(vector["nonce"])
-    signed = b"tarot-p2p/relay-create/v1\x00" + vector["time"].to_bytes(8, "big") + nonce + key
+    table_id = bytes.fromhex(vector["table_id"])
+    secret = bytes.fromhex(vector["join_secret"])
+    link = hmac.new(secret, b"tarot-p2p/link-key/v1\x00", hashlib.sha256).digest()[:16]
+    assert link.hex() == vector["link_key"]
+    signed = b"tarot-p2p/relay-create/v2\x00" + vector["time"].to_bytes(8, "big") + nonce + key
+    signed += table_id + link
     assert signed.hex() == vector["signed"]
     host.public_key().verify(bytes.fromhex(vector["signature"]), signed)
     password_key = hashlib.sha256(
@@ -239,6 +247,8 @@ def test_create_proof_independently() -> None:
         "n": vector["time"],
         "r": nonce,
         "h": key,
+        "t": table_id,
+        "l": link,
         "g": bytes.fromhex(vector["signature"]),
         "w": bytes.fromhex(proof),
     }

@@ -33,7 +33,7 @@ from tarot_p2p.net.hello import (
     TableHello,
     encode_frame,
 )
-from tarot_p2p.net.joincode import CHECKSUM_TAG, JoinCode
+from tarot_p2p.net.joincode import CHECKSUM_TAG, JoinCode, link_key
 from tarot_p2p.net.link import LAST
 from tarot_p2p.net.noise import public_bytes
 from tarot_p2p.protocol.codec import Value, decode, encode
@@ -307,7 +307,11 @@ def noise_vectors() -> dict[str, object]:
     }
     initiator = Initiator(peer, code, static=keys["init_static"], ephemeral=keys["init_ephemeral"])
     responder = Responder(
-        hub, TABLE_ID, secret, static=keys["resp_static"], ephemeral=keys["resp_ephemeral"]
+        hub,
+        TABLE_ID,
+        link_key(secret),
+        static=keys["resp_static"],
+        ephemeral=keys["resp_ephemeral"],
     )
     message1 = initiator.message1()
     responder.read_message1(message1)
@@ -320,12 +324,15 @@ def noise_vectors() -> dict[str, object]:
     return {
         "description": "Noise_XX_25519_ChaChaPoly_SHA256 link handshake with identity payloads "
         "(protocol/wire.md, Handshake). Private keys are raw X25519 / Ed25519 seeds. The "
-        "transport messages are the first chunk each way (flag 0x00 = last, then the data).",
+        "transport messages are the first chunk each way (flag 0x00 = last, then the data). "
+        "link_key = HMAC-SHA256(join_secret, 'tarot-p2p/link-key/v1' 0x00)[:16]; message 3's "
+        "join proof j = HMAC-SHA256(link_key, 'tarot-p2p/join/v2' 0x00 || h).",
         "table_id": TABLE_ID.hex(),
         "prologue": prologue(TABLE_ID).hex(),
         "hub_identity_seed": seed("hub").hex(),
         "peer_identity_seed": seed("peer").hex(),
         "join_secret": secret.hex(),
+        "link_key": link_key(secret).hex(),
         **{f"{name}_private": seed(name).hex() for name in keys},
         **{f"{name}_public": public_bytes(key).hex() for name, key in keys.items()},
         "messages": [message1.hex(), message2.hex(), message3.hex()],
@@ -346,6 +353,7 @@ def joincode_vectors() -> dict[str, object]:
     for label, host, port, relay in (
         ("the host's own hub", "tarot.example.org", 4790, False),
         ("a standalone relay (flags bit 0)", "203.0.113.7", 7770, True),
+        ("a relay at an IPv6 address: written bare, no brackets", "2001:db8::7", 7770, True),
     ):
         code = JoinCode(host, port, TABLE_ID, hub_fp, secret, relay)
         cases.append(
@@ -390,13 +398,18 @@ def create_vector() -> tuple[CreateHello, dict[str, object]]:
     ``CREATE_PASSWORD``, and every intermediate value of its proof (``wire.md`` §5.0)."""
     host = identity("host")
     nonce = hashlib.sha256(b"create nonce").digest()[:16]
-    hello = create_hello(host, CREATE_PASSWORD, when=CREATE_TIME, nonce=nonce)
-    signed = SIGNED_TAG + CREATE_TIME.to_bytes(8, "big") + nonce + hello.host
+    secret = hashlib.sha256(b"join secret").digest()[:16]
+    key = link_key(secret)
+    hello = create_hello(host, TABLE_ID, key, CREATE_PASSWORD, when=CREATE_TIME, nonce=nonce)
+    signed = SIGNED_TAG + CREATE_TIME.to_bytes(8, "big") + nonce + hello.host + TABLE_ID + key
     return hello, {
         "host_seed": seed("host").hex(),
         "password": CREATE_PASSWORD,
         "time": CREATE_TIME,
         "nonce": nonce.hex(),
+        "table_id": TABLE_ID.hex(),
+        "join_secret": secret.hex(),
+        "link_key": key.hex(),
         "signed": signed.hex(),
         "password_key": hashlib.sha256(PASSWORD_TAG + CREATE_PASSWORD.encode()).hexdigest(),
         "signature": hello.signature.hex(),
@@ -418,7 +431,6 @@ def hello_vectors() -> dict[str, object]:
             "created",
             Created(
                 TABLE_ID,
-                hashlib.sha256(b"join secret").digest()[:16],
                 identity_bytes(relay.public_key()),
                 "relay.example.org:7770",
             ),

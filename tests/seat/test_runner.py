@@ -137,7 +137,9 @@ async def test_a_seat_that_never_speaks_is_timed_out_and_named(
     hub = Hub(keys[0], TABLE_ID, SECRET)
     game = Game([Seat(k, f"P{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
     mute = hub.local_link()
-    await mute.send(join_request(keys[3], "P3", TABLE_ID))  # asks for a seat, then goes quiet
+    await mute.send(
+        join_request(keys[3], "P3", TABLE_ID, SECRET)
+    )  # asks for a seat, then goes quiet
     start = trio.current_time()
     async with trio.open_nursery() as nursery:
         for i in range(3):

@@ -132,8 +132,10 @@ async def test_leaving_from_the_page_tells_the_host_and_ends_the_program() -> No
     with pytest.raises(BaseExceptionGroup) as stopped:  # trio's nurseries wrap it
         async with trio.open_nursery() as nursery:
             nursery.start_soon(leave_once_asked)
-            await play_in_browser(policy, join_table, link, key, "Nico", table_id, open_page=False)
+            await play_in_browser(
+                policy, join_table, link, key, "Nico", table_id, bytes(16), open_page=False
+            )
     assert leaf(stopped.value, (LeftTable,)) is not None, stopped.value
-    requests = [read_lobby_request(wire, table_id) for wire in link.sent]
+    requests = [read_lobby_request(wire, table_id, bytes(16)) for wire in link.sent]
     assert requests[0].kind == JOIN and requests[-1].kind == LEAVE
     assert requests[-1].identity.public_bytes_raw() == key.public_key().public_bytes_raw()

@@ -137,7 +137,14 @@ class BrowserPolicy:
         """The runner's status of the table (a player slow to answer, reconnecting...)."""
         self.peer = peer
         self.story.take_notice(
-            Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
+            Notice(
+                str(notice.kind),
+                notice.seat,
+                notice.name,
+                float(notice.seconds),
+                getattr(notice, "left", None),
+            ),
+            peer.hand.hand,
         )
         self.publish()
 

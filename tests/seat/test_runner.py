@@ -611,3 +611,27 @@ async def test_every_seat_silent_in_turn_is_counted_down_and_stood_in_by_one_rul
         ]
         # The same countdown at the same moments, up to the claims.
         assert [x for x in seen if x[0] <= own[-1][0]] == own
+
+
+def test_the_moments_of_a_wait_are_wire_md_7_1s() -> None:
+    """Where an abandon is possible, forfeit_after rules, for a computed message too: the
+    claim at 30 s, the player told at the limit (60 s), an absence only at 30 + 60 s; where
+    none is possible (hand 0, SCORE, RELEASE), the limit ends the wait."""
+    from types import SimpleNamespace
+
+    from tarot_p2p.seat.runner import WaitPlan
+
+    def seat(speaker: int | None, kinds: tuple[str, ...]) -> Any:
+        hand = SimpleNamespace(present_speaker=lambda: speaker)
+        config = SimpleNamespace(forfeit_after=30)
+        return SimpleNamespace(hand=hand, config=config, expected_types=lambda: kinds)
+
+    times = Timeouts(message=60, decision=600)
+    plan = WaitPlan.of(seat(0, ("shuffle",)), times, 100.0)
+    assert (plan.claim_at, plan.absent_at, plan.deadline) == (130.0, 160.0, 190.0)
+    assert plan.left(110.0) == 20.0 and plan.left(140.0) == 0.0
+    decision = WaitPlan.of(seat(0, ("action", "petit_sec")), times, 0.0)
+    assert (decision.claim_at, decision.deadline) == (30.0, 630.0)
+    no_claim = WaitPlan.of(seat(None, ("score",)), times, 0.0)
+    assert no_claim.claim_at == float("inf") and no_claim.deadline == 60.0
+    assert no_claim.left(10.0) is None

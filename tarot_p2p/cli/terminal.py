@@ -98,6 +98,17 @@ def _colour_terminal() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
+_READING: list[int] = [0]
+"""Threads blocked reading a line of the player's (see :meth:`TerminalPolicy._read`)."""
+
+
+def reading() -> bool:
+    """Whether a thread is still blocked reading the player's next line: the program must
+    then leave with ``os._exit``, since Python cannot finish while a thread holds the
+    standard input's lock (it aborts: "could not acquire lock for <stdin>")."""
+    return _READING[0] > 0
+
+
 class _Line:
     """A line the player is typing: ``text`` once ``done`` (``None``: end of input)."""
 
@@ -154,9 +165,12 @@ class TerminalPolicy:
                     line.text = None
                 except BaseException as exc:  # given to the task that waits for the line
                     line.error = exc
+                finally:
+                    _READING[0] -= 1
                 with contextlib.suppress(trio.RunFinishedError):  # the program ended
                     trio.from_thread.run_sync(line.done.set, trio_token=token)
 
+            _READING[0] += 1
             trio.lowlevel.start_thread_soon(read, lambda _: None)
         else:
             self._say(prompt)

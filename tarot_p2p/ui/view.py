@@ -13,6 +13,7 @@ scores are signed), and when the partner became known.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -659,6 +660,8 @@ def notice_text(w: Words, peer: Peer, story: Story) -> str | None:
     if key not in w.table:
         return None
     what = what_words(w, peer.hand.phase, mine)
+    if notice.left is not None:
+        time = math.ceil(time)  # a countdown shows 0:25 until 25 s are left, not 0:24
     return w(key, name=name or w("someone"), time=w.clock(time), what=what)
 
 

@@ -125,8 +125,11 @@ class BrowserPolicy:
                     return decision
                 self.publish()
         finally:
+            # Answered, or withdrawn (the others' abandon came first): either way the
+            # page loses the question's buttons now, not at the next message.
             self.pending = None
             self.story.refused = None
+            self.publish()
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         self.peer = peer

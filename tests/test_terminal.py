@@ -177,3 +177,15 @@ async def test_the_hand_is_printed_once_until_it_changes(
     ]
     assert any(line.startswith("\nDeal 1. Your cards: ") for line in said)
     assert all(a != b for a, b in itertools.pairwise(shown)), shown
+
+
+async def test_a_seat_claimed_absent_for_a_move_it_sent_is_told_the_hub_loses_its_messages() -> (
+    None
+):
+    said: list[str] = []
+    policy = TerminalPolicy(say=said.append)
+    notice = SimpleNamespace(kind="unheard", seat=0, name="North", seconds=0.0)
+    await policy.notice(fake_seat(0), notice)
+    (line,) = said
+    assert line.startswith("The others are not receiving your messages: they are not getting")
+    assert "the hub (the host's program or the relay). You were not away" in line

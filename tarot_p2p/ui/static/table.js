@@ -198,6 +198,7 @@
       return;
     }
     document.body.dataset.decision = view.decision ? String(view.decision.serial) : "";
+    document.body.dataset.kind = view.decision ? view.decision.kind : "";
     renderNotice();
     renderSeats();
     renderCentre();

@@ -15,6 +15,7 @@ from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.cli.join import describe_table
 from tarot_p2p.cli.terminal import TerminalPolicy, card_text, describe_hand, read_card
 from tarot_p2p.protocol.names import for_terminal
+from tarot_p2p.protocol.table import Phase as TablePhase
 from tarot_p2p.rules.cards import parse_card
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.state import Phase
@@ -92,7 +93,7 @@ async def test_a_trump_only_when_nothing_else_can_go() -> None:
 async def test_notices_are_told_once_then_now_and_then() -> None:
     said: list[str] = []
     policy = TerminalPolicy(say=said.append)
-    peer = SimpleNamespace(names=("North", "East", "South", "West"))
+    peer = fake_seat(0)
 
     def notice(kind: str, seconds: float) -> Any:
         return SimpleNamespace(kind=kind, seat=3, name=None, seconds=seconds)
@@ -108,6 +109,30 @@ async def test_notices_are_told_once_then_now_and_then() -> None:
         "Waiting for West (reconnecting, 0:30)",
         "Connection lost: reconnecting (0:03)",
     ]
+
+
+def fake_seat(seat: int, phase: TablePhase = TablePhase.BIDDING) -> Any:
+    """What a notice reads of a seat: the names, our seat, the hand and its phase."""
+    hand = SimpleNamespace(hand=1, phase=phase)
+    return SimpleNamespace(names=("North", "East", "South", "West"), seat=seat, hand=hand)
+
+
+async def test_the_countdown_is_told_alike_to_the_awaited_seat_and_the_others() -> None:
+    """The awaited player reads first how long he has, the others the same count; at 0:00
+    the words change at once (the time is up, and what happens next)."""
+    told: dict[int, list[str]] = {0: [], 1: []}
+    for seat, lines in told.items():
+        policy = TerminalPolicy(say=lines.append)
+        kind = "turn" if seat == 0 else "waiting"
+        for seconds in (5.0, 10.0, 20.0, 30.0, 35.0):
+            left = max(0.0, 30.0 - seconds)
+            notice = SimpleNamespace(kind=kind, seat=0, name="North", seconds=seconds, left=left)
+            await policy.notice(fake_seat(seat), notice)
+    assert told[0][:2] == ["You have 0:25 to bid", "You have 0:10 to bid"]
+    assert told[1][:2] == ["North has 0:25 to bid", "North has 0:10 to bid"]
+    assert told[0][2].startswith("Your time is up: once every other player has noted it")
+    assert told[1][2].startswith("North's time is up: once every player has noted it")
+    assert len(told[0]) == len(told[1]) == 3
 
 
 async def test_the_other_players_names_are_printed_escaped() -> None:
@@ -152,3 +177,15 @@ async def test_the_hand_is_printed_once_until_it_changes(
     ]
     assert any(line.startswith("\nDeal 1. Your cards: ") for line in said)
     assert all(a != b for a, b in itertools.pairwise(shown)), shown
+
+
+async def test_a_seat_claimed_absent_for_a_move_it_sent_is_told_the_hub_loses_its_messages() -> (
+    None
+):
+    said: list[str] = []
+    policy = TerminalPolicy(say=said.append)
+    notice = SimpleNamespace(kind="unheard", seat=0, name="North", seconds=0.0)
+    await policy.notice(fake_seat(0), notice)
+    (line,) = said
+    assert line.startswith("The others are not receiving your messages: they are not getting")
+    assert "the hub (the host's program or the relay). You were not away" in line

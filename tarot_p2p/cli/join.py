@@ -159,8 +159,8 @@ def describe_table(peer: Peer) -> str:
     after = "the game ends" if config.abandon is Abandon.END else "the game goes on"
     lines = [
         f"Table {peer.table_id[:8].hex()}: {rules_summary(config)}",
-        f"A player silent for {config.forfeit_after} s when it is his turn loses the deal "
-        f"by abandon once all the others agree; then {after}.",
+        f"A player silent for {config.forfeit_after} s when it is his turn has his hand "
+        f"played by the stand-in (a bot) once all the others agree; then {after}.",
     ]
     for i, name in enumerate(names):
         mine = " (you)" if i == peer.member else ""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tarot_p2p.cli.errors import INTERRUPTED, explain, leaf, report_unexpected
+from tarot_p2p.cli.terminal import reading
 
 COMMAND_MODULES: tuple[str, ...] = (
     "score",
@@ -76,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(words)
         code: int = args.func(args)
         sys.stdout.flush()
+        if reading():  # the game went on without the player, who was typing nothing
+            sys.stderr.flush()
+            os._exit(code)
         return code
     except BrokenPipeError:
         # The reader of our output went away (``tarot-p2p play | head``): nothing more to

@@ -16,6 +16,7 @@ only escape sequences this module prints are its own colours.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -97,6 +98,26 @@ def _colour_terminal() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
 
+_READING: list[int] = [0]
+"""Threads blocked reading a line of the player's (see :meth:`TerminalPolicy._read`)."""
+
+
+def reading() -> bool:
+    """Whether a thread is still blocked reading the player's next line: the program must
+    then leave with ``os._exit``, since Python cannot finish while a thread holds the
+    standard input's lock (it aborts: "could not acquire lock for <stdin>")."""
+    return _READING[0] > 0
+
+
+class _Line:
+    """A line the player is typing: ``text`` once ``done`` (``None``: end of input)."""
+
+    def __init__(self) -> None:
+        self.done = trio.Event()
+        self.text: str | None = None
+        self.error: BaseException | None = None
+
+
 class TerminalPolicy:
     """Asks the player at the terminal; tells what the other seats do."""
 
@@ -117,17 +138,49 @@ class TerminalPolicy:
         self._last_notice: tuple[str, int | None, float] | None = None
         self._hand_shown: tuple[int, CardSet] | None = None
         """(hand, the cards last printed as ours): not printed again while unchanged."""
+        self._line: _Line | None = None
+        """The line being read, if a read is under way (see :meth:`_read`)."""
 
     def _card(self, c: Card) -> str:
         return card_text(c, self.colour)
 
     async def _read(self, prompt: str) -> str:
-        try:
-            # Abandoned on cancel (the runner's decision timeout, Ctrl-C): a thread
-            # blocked in input() cannot be interrupted, and must not hold the seat.
-            return await trio.to_thread.run_sync(self._ask, prompt, abandon_on_cancel=True)
-        except EOFError:
-            raise KeyboardInterrupt from None
+        """The next line the player types.
+
+        Read in a thread of its own, left behind on cancel: a thread blocked in
+        ``input()`` cannot be interrupted. A question may be withdrawn so (the others
+        stood our seat in while the player was away, or Ctrl-C): the line is then still
+        being read, and the next question takes it, since the player answers whatever
+        was printed last; a second ``input()`` would race the first for the line."""
+        line = self._line
+        if line is None:
+            line = self._line = _Line()
+            token = trio.lowlevel.current_trio_token()
+            ask = self._ask
+
+            def read() -> None:
+                try:
+                    line.text = ask(prompt)
+                except EOFError:
+                    line.text = None
+                except BaseException as exc:  # given to the task that waits for the line
+                    line.error = exc
+                finally:
+                    _READING[0] -= 1
+                with contextlib.suppress(trio.RunFinishedError):  # the program ended
+                    trio.from_thread.run_sync(line.done.set, trio_token=token)
+
+            _READING[0] += 1
+            trio.lowlevel.start_thread_soon(read, lambda _: None)
+        else:
+            self._say(prompt)
+        await line.done.wait()
+        self._line = None
+        if line.error is not None:
+            raise line.error
+        if line.text is None:
+            raise KeyboardInterrupt
+        return line.text
 
     async def _choose(
         self, peer: Peer, title: str, options: Sequence[str], cards: dict[Card, int]
@@ -258,7 +311,11 @@ class TerminalPolicy:
     # ------------------------------------------------------------------ what happens
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        stood = len(self.story.stood_in)
         self.story.record(peer, events)
+        if len(self.story.stood_in) > stood:  # a seat's hand goes to the stand-in
+            self._say(for_terminal(self.story.log[-1]))
+        stand_in = peer.hand.abandoned == peer.seat  # then our moves are its, told too
         for event in events:
             if isinstance(event, SeatsDrawn):
                 order = ", ".join(for_terminal(peer.table.setup.names[m]) for m in event.seating)
@@ -270,7 +327,7 @@ class TerminalPolicy:
                 self._say(f"\nDeal {peer.hand.hand}. Your cards: {cards}")
             elif isinstance(event, ChienShown):
                 self._say(f"Chien: {describe_hand(event.cards, self.colour)}")
-            elif isinstance(event, EngineAction) and event.seat != peer.seat:
+            elif isinstance(event, EngineAction) and (event.seat != peer.seat or stand_in):
                 self._tell(peer, event.seat, event.action)
             elif isinstance(event, HandEnded):
                 self._tell_result()
@@ -294,6 +351,9 @@ class TerminalPolicy:
         result = self.story.result
         if result is None:
             return
+        if "stand_in" in result:
+            self._say(f"\n{for_terminal(result['stand_in_title'])}")
+            self._say(for_terminal(result["stand_in"]))
         self._say(f"\nDeal {result['hand']}: {for_terminal(result['title'])}")
         for row in result["rows"]:
             self._say(f"  {row['label']}: {for_terminal(row['value'])}")
@@ -340,14 +400,19 @@ class TerminalPolicy:
     async def notice(self, peer: Peer, notice: Any) -> None:
         """A status of the table (a player slow to answer, reconnecting, back), told once
         and then every :data:`TELL_EVERY` seconds of waiting while it lasts."""
-        key = (str(notice.kind), notice.seat)
+        left = getattr(notice, "left", None)
+        over = left is not None and left <= 0  # the time is up: new words, told at once
+        key = (f"{notice.kind}{' over' if over else ''}", notice.seat)
         seconds = float(notice.seconds)
         last = self._last_notice
         if last is not None and last[:2] == key and seconds - last[2] < TELL_EVERY:
             return
         self._last_notice = (*key, seconds)
         self.story.take_notice(
-            Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
+            Notice(
+                str(notice.kind), notice.seat, notice.name, seconds, getattr(notice, "left", None)
+            ),
+            peer.hand.hand,
         )
         text = notice_text(self.words, peer, self.story)
         if text:

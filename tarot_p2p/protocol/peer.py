@@ -461,6 +461,21 @@ class Peer:
             return None
         return position
 
+    def _own_position(self, slot: tuple[int, int], prev: bytes) -> int | None:
+        for position, held in enumerate(self.transcript):
+            if held.slot == slot:
+                same_history = self.transcript.digest_after(position) == prev
+                return position if held.seat == self.seat and same_history else None
+        return None
+
+    def sent_at(self, slot: forfeit.Slot) -> bool:
+        """Whether our transcript holds our own message at ``slot`` (its hand, sequence
+        number and history): a claim of our absence there means that message never
+        reached the claimer, so the hub (or the network) is not passing it on."""
+        if slot.absent != self.seat:
+            return False
+        return self._own_position((slot.hand, slot.seq), slot.prev) is not None
+
     def rewound(self, count: int) -> Peer:
         """This seat as it stood after its first ``count`` messages, with its secrets (its
         later messages, which nobody took, are dropped)."""

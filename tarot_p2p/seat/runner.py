@@ -7,7 +7,9 @@ background task:
 * **our turn** — ask the peer for the message the protocol dictates
   (``next_message()``); when it is a decision, ask the :class:`Policy` (a bot or a human)
   and hand the choice to the peer (``act`` / ``discard``), which refuses anything illegal.
-  The message is made durable in the transcript file, then sent.
+  The message is made durable in the transcript file, then sent. While the policy
+  thinks, the link is still read: the player may be away, and the others' ``abandon``
+  (``table.md`` §3.1) then withdraws the question, so no prompt outlives its deal.
 * **their turn** — receive from the link until the expected sender's message is in. The
   wait has an absolute deadline (the seat's *absence* limit: a decision gets longer than
   a computed message); bytes no seat provably signed and duplicates are ignored *without*
@@ -155,19 +157,27 @@ async def ecart_by_steps(peer: Peer, pick: Callable[[State, int], Awaitable[Acti
 class Notice:
     """Something a player should see while the table waits.
 
-    ``kind`` is ``waiting`` (for ``seat``, since ``seconds``), ``absent`` (``seat`` has
-    been silent past its limit; the others may soon score its abandon), ``claimed``
-    (another seat claimed ``seat`` absent), ``back`` (``seat`` asked for the records it
-    missed after we had told the player we wait for it: it was away and is back),
-    ``confirming`` (this seat was taken back from its files and waits, before signing
-    anything, for ``seat`` to say where the game stands),
-    ``reconnecting`` (our own link is down, since ``seconds``) or ``connected`` (our link
-    is back)."""
+    ``kind`` is ``waiting`` (for ``seat``, since ``seconds``), ``turn`` (the table waits
+    for us, since ``seconds``: the same countdown the others see), ``absent`` (``seat``
+    has been silent past its limit), ``claimed`` (another seat claimed ``seat`` absent),
+    ``unheard`` (another seat claimed *us* absent at a slot where we sent our message: it
+    is not getting through the hub), ``overtaken`` (the others' abandon overtook a
+    message of ours that never reached them: the stand-in plays our hand), ``back``
+    (``seat`` asked for the records it missed after we had told the player we wait for
+    it: it was away and is back), ``confirming`` (this seat was taken back from its files
+    and waits, before signing anything, for ``seat`` to say where the game stands),
+    ``reconnecting`` (our own link is down, since
+    ``seconds``) or ``connected`` (our link is back).
+
+    ``left``: for ``waiting`` and ``turn``, the seconds before the others may claim the
+    awaited seat absent (``table.md`` §3.1; zero once that time has passed), ``None``
+    when no abandon is possible at this point (the seat draw, the score, the release)."""
 
     kind: str
     seat: int | None
     name: str | None
     seconds: float
+    left: float | None = None
 
 
 class Policy(Protocol):
@@ -210,6 +220,40 @@ class Timeouts:
 
     def for_types(self, kinds: Sequence[str]) -> float:
         return self.decision if DECISION_TYPES.intersection(kinds) else self.message
+
+
+@dataclass(frozen=True, slots=True)
+class WaitPlan:
+    """The moments of one wait for one slot, the same for every seat, the awaited one
+    included (``wire.md`` §7.1, ``table.md`` §3.1), counted from when the wait began.
+
+    Where an abandon is possible (hand 1 on, a phase other than SCORE and RELEASE, no seat
+    of the hand absent yet), ``forfeit_after`` rules: the others claim the silent seat at
+    ``claim_at``; the seat's limit (``absent_at``) only tells the players; the wait ends
+    with the abandon, or with an absence record at ``deadline`` (``forfeit_after`` plus
+    the larger of ``forfeit_after`` and the limit) when the abandon never comes. Where none
+    is possible, the limit ends the wait."""
+
+    started: float
+    claim_at: float
+    """``inf``: no abandon is possible."""
+    absent_at: float
+    deadline: float
+
+    @classmethod
+    def of(cls, peer: Peer, timeouts: Timeouts, started: float) -> WaitPlan:
+        limit = timeouts.for_types(peer.expected_types())
+        if peer.hand.present_speaker() is None:
+            return cls(started, float("inf"), float("inf"), started + limit)
+        forfeit = float(peer.config.forfeit_after)
+        deadline = started + forfeit + max(forfeit, limit)
+        return cls(started, started + forfeit, started + limit, deadline)
+
+    def left(self, now: float) -> float | None:
+        """Seconds before the claims (``None``: no abandon possible here)."""
+        if self.claim_at == float("inf"):
+            return None
+        return max(0.0, self.claim_at - now)
 
 
 @dataclass(slots=True)
@@ -400,6 +444,8 @@ class TableRunner:
             wire = await self._run(peer.next_message)
             if wire is None:
                 wire = await self._decide()
+                if wire is None:
+                    return  # the table went on without us (the others' abandon came in)
         except CheatExposed as exc:
             # Our message proved an earlier one false: it is accepted and is the proof.
             await self._persist()
@@ -418,24 +464,103 @@ class TableRunner:
         await self._send(wire)
         await self._after(peer.own_events)
 
-    async def _decide(self) -> bytes:
-        """Our decision, within the decision timeout: past it the other seats record us as
-        absent (:meth:`_listen`), so we stop too, with the same record, instead of waiting
-        on a player who has left."""
+    async def _decide(self) -> bytes | None:
+        """Our decision, while we go on listening to the table.
+
+        The player may be away: the others then claim our absence after ``forfeit_after``
+        and their ``abandon`` ends our turn (the stand-in plays our hand). So the link is
+        read as in :meth:`_listen` while the policy thinks: requests are answered, claims
+        told, and a message that moves the transcript (the abandon) cancels the question,
+        so that no prompt stays live for a deal that went on without us (``None``). The
+        player sees the same countdown as the others (``turn`` notices). Past the wait's
+        deadline (:class:`WaitPlan`, the same as the others') we stop, with the record
+        they write, instead of waiting on a player who has left.
+
+        One lock keeps the peer to one task at a time: a decision is applied only on the
+        history it was made for, and a received message never while one is applied."""
         peer = self.peer
+        head = peer.transcript.head
+        plan = WaitPlan.of(peer, self.timeouts, trio.current_time())
+        lock = trio.Lock()
+        chosen: list[bytes] = []
+        failed: list[BaseException] = []
+
+        def moved() -> bool:
+            return self.peer is not peer or peer.transcript.head != head
+
+        async def choose(done: trio.CancelScope) -> None:
+            try:
+                wire = await self._choose(peer, plan, lock, moved)
+            except trio.Cancelled:
+                raise
+            except BaseException as exc:  # re-raised below, outside the nursery, as it is
+                failed.append(exc)
+            else:
+                if wire is not None:
+                    chosen.append(wire)
+            done.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(choose, nursery.cancel_scope)
+            try:
+                await self._hear(plan, lock, moved)
+            except trio.Cancelled:
+                raise
+            except BaseException as exc:
+                failed.append(exc)
+            nursery.cancel_scope.cancel()
+        if failed:
+            raise failed[0]
+        return chosen[0] if chosen else None
+
+    async def _choose(
+        self, peer: Peer, plan: WaitPlan, lock: trio.Lock, moved: Callable[[], bool]
+    ) -> bytes | None:
+        """Ask the policy until the peer takes its choice (``None``: the table moved on)."""
         refused: str | None = None
-        with trio.move_on_after(self.timeouts.decision):
+        with trio.move_on_at(plan.deadline):
             for _ in range(MAX_REFUSALS):
                 decision = await self.policy.decide(peer, refused)
-                try:
-                    if isinstance(decision, Ecart):
-                        return await self._run(peer.discard, decision.cards)
-                    return await self._run(peer.act, decision)
-                except LocalProtocolError as exc:
-                    refused = str(exc)
-                    log.info("decision refused: %s", refused)
+                async with lock:
+                    if moved():
+                        return None
+                    try:
+                        if isinstance(decision, Ecart):
+                            return await self._run(peer.discard, decision.cards)
+                        return await self._run(peer.act, decision)
+                    except LocalProtocolError as exc:
+                        refused = str(exc)
+                        log.info("decision refused: %s", refused)
             raise LocalProtocolError(f"the policy made {MAX_REFUSALS} illegal choices: {refused}")
-        raise self._absence(self.timeouts.decision)
+        raise self._absence(plan.deadline - plan.started)
+
+    async def _hear(self, plan: WaitPlan, lock: trio.Lock, moved: Callable[[], bool]) -> None:
+        """While we decide: take what the table sends until the transcript moves, tell the
+        player the countdown, and from the claim time on ask the others for what we may
+        lack (their abandon may have been lost for us alone)."""
+        me = self.peer.seat
+        next_notice = plan.started + NOTICE_EVERY
+        every = self.timeouts.nudge
+        nudge = plan.claim_at
+        while not moved():
+            wire: bytes | None = None
+            with trio.move_on_at(min(next_notice, nudge, self._ask_at)):
+                wire = await self._receive()
+            if wire is not None:
+                async with lock:
+                    if moved():
+                        return  # our decision went first; a sync request fetches it again
+                    await self._handle(wire)
+                continue
+            now = trio.current_time()
+            if now >= min(nudge, self._ask_at):
+                nudge = now + every
+                every = min(2 * every, MAX_NUDGE)
+                async with lock:
+                    await self._ask()
+            if now >= next_notice:
+                next_notice = now + NOTICE_EVERY
+                await self._notice("turn", me, now - plan.started, plan.left(now))
 
     async def _send(self, wire: bytes) -> None:
         """Hand ``wire`` to the link, reconnecting as often as needed: a message of ours
@@ -495,9 +620,9 @@ class TableRunner:
 
         From hand 1 on, a silence past the table's forfeit time makes us claim the silent
         seat absent (:mod:`~tarot_p2p.protocol.forfeit`); once every other seat has, the
-        hand ends as his abandon and the wait is over. Until then the absence limit only
+        abandon comes and the stand-in plays its hand. Until then the absence limit only
         tells the player; we give up (an absence record) when the abandon does not come
-        within another forfeit time.
+        (:class:`WaitPlan`: the awaited seat's own program counts the same way).
 
         Only the wait for bytes is under the deadline: a message received in time is
         checked and applied whatever the clock says meanwhile. Cancelling that work would
@@ -511,11 +636,8 @@ class TableRunner:
         limit = self.timeouts.for_types(peer.expected_types())
         links = self._links
         started = trio.current_time()
-        forfeit = float(peer.config.forfeit_after)
-        can_abandon = peer.hand.present_speaker() is not None
-        claim_at = started + forfeit if can_abandon else float("inf")
-        deadline = started + (forfeit + max(forfeit, limit) if can_abandon else limit)
-        absent_at = started + limit if can_abandon else float("inf")
+        plan = WaitPlan.of(peer, self.timeouts, started)
+        claim_at, absent_at, deadline = plan.claim_at, plan.absent_at, plan.deadline
         next_notice = started + NOTICE_EVERY
         self._told_waiting = None
         every = self.timeouts.nudge
@@ -550,7 +672,7 @@ class TableRunner:
             if now >= next_notice:
                 next_notice = now + NOTICE_EVERY
                 self._told_waiting = seat
-                await self._notice("waiting", seat, now - started)
+                await self._notice("waiting", seat, now - started, plan.left(now))
 
     async def _send_claim(self) -> None:
         """Send (again) our forfeit claim of the current wait, then the abandon if ours
@@ -608,6 +730,7 @@ class TableRunner:
         """Apply one received message, then every kept one that now fits."""
         peer = self.peer
         before = len(peer.transcript)
+        overtaken = False
         if await self._answer(wire):
             return
         try:
@@ -615,7 +738,13 @@ class TableRunner:
         except ClaimError:
             claim = None
         if claim is not None:
-            await self._notice("claimed", claim.slot.absent, 0.0)
+            if peer.sent_at(claim.slot):
+                # We did speak: our message is not getting through to that seat.
+                log.warning("a seat claims us absent at a slot we sent: the hub loses our messages")
+                await self._notice("unheard", claim.slot.absent, 0.0)
+                self._ask_at = min(self._ask_at, trio.current_time())
+            else:
+                await self._notice("claimed", claim.slot.absent, 0.0)
             await self._try_abandon()
             return
         try:
@@ -637,6 +766,7 @@ class TableRunner:
             if taken is None:
                 return
             peer, before, events = self.peer, exc.position, taken
+            overtaken = True
         except SeatViolation as exc:
             await self._persist()
             # Every honest peer must see the proof: a relay may have shown the others
@@ -653,6 +783,8 @@ class TableRunner:
         self._claim = None
         await self._persist(durable=False)
         await self._after(events)
+        if overtaken:
+            await self._notice("overtaken", self.peer.seat, 0.0)
         for kept in self._early.ready(peer.transcript.head):
             if peer.my_turn() or peer.expected_sender() is None:
                 self._early.keep(peer.transcript.head, kept)
@@ -861,12 +993,14 @@ class TableRunner:
                 await self._save_sheet()
         await self.policy.observe(self.peer, events)
 
-    async def _notice(self, kind: str, seat: int | None, seconds: float) -> None:
+    async def _notice(
+        self, kind: str, seat: int | None, seconds: float, left: float | None = None
+    ) -> None:
         show = getattr(self.policy, "notice", None)
         if show is None:
             return
         name = None if seat is None else self.peer.names[seat]
-        await show(self.peer, Notice(kind, seat, name, seconds))
+        await show(self.peer, Notice(kind, seat, name, seconds, left))
 
     async def _save_sheet(self) -> None:
         self._sheet_due = False

@@ -176,13 +176,63 @@ _FR: Final[dict[str, str]] = {
         "partie (vos fichiers sont peut-être plus anciens que vos coups) ({time})"
     ),
     "abandon_title": "{name} est resté silencieux : le remplaçant a joué sa main",
+    "abandon_title_you": "Vous étiez absent : le remplaçant a joué votre main",
     "notice_absent": (
-        "{name} ne répond plus depuis {time} : s'il ne revient pas, "
-        "la donne lui sera comptée perdue par abandon"
+        "{name} ne répond plus depuis {time} : le remplaçant (un robot) jouera sa main "
+        "quand tous les joueurs l'auront constaté"
     ),
     "notice_claimed": (
         "Un joueur constate l'absence de {name} ; "
-        "la donne lui sera comptée perdue quand tous l'auront constatée"
+        "le remplaçant (un robot) jouera sa main quand tous l'auront constatée"
+    ),
+    "notice_claimed_you": (
+        "Un joueur constate votre absence ; "
+        "le remplaçant (un robot) jouera votre main quand tous l'auront constatée"
+    ),
+    "notice_turn": "Il vous reste {time} pour {what}",
+    "notice_turn_plain": "À vous ({time})",
+    "notice_turn_over": (
+        "Votre temps est écoulé : quand tous les autres joueurs l'auront constaté, "
+        "le remplaçant (un robot) jouera votre main"
+    ),
+    "notice_waiting_left": "Il reste {time} à {name} pour {what}",
+    "notice_waiting_over": (
+        "Le temps de {name} est écoulé : quand tous les joueurs l'auront constaté, "
+        "le remplaçant (un robot) jouera sa main"
+    ),
+    "notice_unheard": (
+        "Les autres ne reçoivent pas vos messages : ils ne passent pas le relais (le "
+        "programme de l'hôte ou le serveur relais). Vous n'étiez pas absent ; vérifiez votre "
+        "connexion, ou demandez à l'hôte de vérifier la sienne."
+    ),
+    "notice_overtaken": (
+        "Votre coup n'est pas parvenu aux autres à temps (perdu au relais : le programme de "
+        "l'hôte ou le serveur relais) : le remplaçant (un robot) joue votre main"
+    ),
+    "what_bid": "enchérir",
+    "what_call": "appeler un roi",
+    "what_ecart": "faire l'écart",
+    "what_play": "jouer",
+    "what_answer": "répondre (son programme)",
+    "what_answer_you": "répondre (votre programme)",
+    "what_speak": "parler",
+    "stand_in_log": "Le remplaçant (un robot) joue la main de {name}",
+    "stand_in_log_you": "Le remplaçant (un robot) joue votre main",
+    "stand_in_other": (
+        "{name} n'a rien envoyé pendant {time} quand c'était à lui de {what} : le "
+        "remplaçant, un robot que chaque programme calcule à l'identique, a joué sa main. "
+        "La donne est comptée telle que jouée."
+    ),
+    "stand_in_you": (
+        "Les autres n'ont rien reçu de vous pendant {time} quand c'était à vous de {what} : "
+        "le remplaçant, un robot que chaque programme calcule à l'identique, a joué votre "
+        "main. La donne est comptée telle que jouée."
+    ),
+    "stand_in_you_unheard": (
+        "Vos messages ne sont pas parvenus aux autres (perdus au relais : le programme de "
+        "l'hôte ou le serveur relais) pendant {time} quand c'était à vous de {what} : le "
+        "remplaçant, un robot que chaque programme calcule à l'identique, a joué votre "
+        "main. La donne est comptée telle que jouée."
     ),
     "someone": "un joueur",
     "why_follow": "Vous devez fournir à {suit}.",
@@ -368,14 +418,62 @@ _EN: Final[dict[str, str]] = {
         "Taken back from your files: you play nothing until {name} says where the game "
         "stands (your files may be older than your moves) ({time})"
     ),
-    "abandon_title": "{name} went silent: the stand-in played his hand",
+    "abandon_title": "{name} went silent: the stand-in played their hand",
+    "abandon_title_you": "You were away: the stand-in played your hand",
     "notice_absent": (
-        "{name} has not answered for {time}: if they do not come back, "
-        "they lose the deal by abandon"
+        "{name} has not answered for {time}: the stand-in (a bot) will play their hand "
+        "once every player has noted it"
     ),
     "notice_claimed": (
-        "A player has noted that {name} is absent; "
-        "the deal is scored as their abandon once every player has"
+        "A player has noted that {name} is away; "
+        "the stand-in (a bot) plays their hand once every player has"
+    ),
+    "notice_claimed_you": (
+        "A player has noted that you are away; "
+        "the stand-in (a bot) plays your hand once every player has"
+    ),
+    "notice_turn": "You have {time} to {what}",
+    "notice_turn_plain": "Your turn ({time})",
+    "notice_turn_over": (
+        "Your time is up: once every other player has noted it, "
+        "the stand-in (a bot) plays your hand"
+    ),
+    "notice_waiting_left": "{name} has {time} to {what}",
+    "notice_waiting_over": (
+        "{name}'s time is up: once every player has noted it, the stand-in (a bot) plays their hand"
+    ),
+    "notice_unheard": (
+        "The others are not receiving your messages: they are not getting through the hub "
+        "(the host's program or the relay). You were not away; check your connection, or ask "
+        "the host to check theirs."
+    ),
+    "notice_overtaken": (
+        "Your move did not reach the others in time (lost at the hub: the host's program or "
+        "the relay): the stand-in (a bot) plays your hand"
+    ),
+    "what_bid": "bid",
+    "what_call": "call a king",
+    "what_ecart": "make the écart",
+    "what_play": "play",
+    "what_answer": "answer (their program)",
+    "what_answer_you": "answer (your program)",
+    "what_speak": "speak",
+    "stand_in_log": "The stand-in (a bot) plays {name}'s hand",
+    "stand_in_log_you": "The stand-in (a bot) plays your hand",
+    "stand_in_other": (
+        "{name} sent nothing for {time} when it was their turn to {what}: the stand-in, a "
+        "bot every program computes the same way, played their hand. The deal is scored as "
+        "played."
+    ),
+    "stand_in_you": (
+        "The others received nothing from you for {time} when it was your turn to {what}: "
+        "the stand-in, a bot every program computes the same way, played your hand. The "
+        "deal is scored as played."
+    ),
+    "stand_in_you_unheard": (
+        "Your messages did not reach the others (lost at the hub: the host's program or the "
+        "relay) for {time} when it was your turn to {what}: the stand-in, a bot every "
+        "program computes the same way, played your hand. The deal is scored as played."
     ),
     "someone": "a player",
     "why_follow": "You must follow {suit}.",
@@ -458,6 +556,13 @@ class Words:
     def suit(self, suit: int) -> str:
         """A suit's name with its symbol: "cœur ♥"."""
         return f"{self(f'suit_{suit}')} {SUIT_SYMBOLS[suit]}"
+
+    def duration(self, seconds: int) -> str:
+        """A length of time as players say it: "30 s", "5 min", "1 min 30 s"."""
+        minutes, rest = divmod(max(0, seconds), 60)
+        if not minutes:
+            return f"{rest} s"
+        return f"{minutes} min" + (f" {rest} s" if rest else "")
 
     def clock(self, seconds: float) -> str:
         whole = max(0, int(seconds))

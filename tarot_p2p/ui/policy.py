@@ -125,8 +125,11 @@ class BrowserPolicy:
                     return decision
                 self.publish()
         finally:
+            # Answered, or withdrawn (the others' abandon came first): either way the
+            # page loses the question's buttons now, not at the next message.
             self.pending = None
             self.story.refused = None
+            self.publish()
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         self.peer = peer
@@ -137,7 +140,14 @@ class BrowserPolicy:
         """The runner's status of the table (a player slow to answer, reconnecting...)."""
         self.peer = peer
         self.story.take_notice(
-            Notice(str(notice.kind), notice.seat, notice.name, float(notice.seconds))
+            Notice(
+                str(notice.kind),
+                notice.seat,
+                notice.name,
+                float(notice.seconds),
+                getattr(notice, "left", None),
+            ),
+            peer.hand.hand,
         )
         self.publish()
 

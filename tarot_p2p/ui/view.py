@@ -13,6 +13,7 @@ scores are signed), and when the partner became known.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -109,12 +110,31 @@ class Pending:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A status the runner reports (a player slow, reconnecting, back)."""
+    """A status the runner reports (a player slow, reconnecting, back); ``left``: the
+    seconds before the others may claim the awaited seat absent (``None``: no claim)."""
 
     kind: str
     seat: int | None
     name: str | None
     seconds: float
+    left: float | None = None
+
+
+WHAT_KEYS: Final = {
+    Phase.BIDDING: "what_bid",
+    Phase.CALL: "what_call",
+    Phase.ECART: "what_ecart",
+    Phase.PLAY: "what_play",
+}
+"""What a seat is awaited for, by phase ("to bid"); a computed message is its program's."""
+
+
+def what_words(w: Words, phase: Phase | None, mine: bool) -> str:
+    """What the awaited seat has to do, in words ("bid", "answer (your program)")."""
+    if phase is None:
+        return w("what_speak")
+    key = WHAT_KEYS.get(phase, "what_answer")
+    return w(key + "_you" if key == "what_answer" and mine else key)
 
 
 def action_label(words: Words, peer: Peer, act: a.Action) -> str:
@@ -159,10 +179,21 @@ class Story:
         self.coming_back: set[int] = set()
         """Seats that asked for the records they missed (reconnecting) since the last
         message: waiting for one of them says so."""
+        self._awaited: tuple[int, Phase] | None = None
+        """(hand, phase) as the last message left it: where a seat then went silent."""
+        self.stood_in: dict[int, tuple[int, Phase | None]] = {}
+        """Hands whose absent seat the stand-in plays: hand -> (seat, the phase it was
+        silent in, when this story saw it)."""
+        self.unheard: set[int] = set()
+        """Hands in which the table told us our own messages were not getting through."""
 
-    def take_notice(self, notice: Notice) -> None:
+    def take_notice(self, notice: Notice, hand: int | None = None) -> None:
+        """Keep the runner's notice (in ``hand``); ``unheard`` and ``overtaken`` mean our
+        messages of that hand were lost on the way, which its score panel then says."""
         if notice.kind == "back" and notice.seat is not None:
             self.coming_back.add(notice.seat)
+        if notice.kind in ("unheard", "overtaken") and hand is not None:
+            self.unheard.add(hand)
         self.notice = notice
 
     def record(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
@@ -189,8 +220,26 @@ class Story:
         engine = hand.engine
         if hand.audit is not None and engine is not None:
             self._audit = (hand.hand, hand.audit, engine)
+        self._tell_stand_in(peer)
+        self._awaited = (hand.hand, hand.phase)
         self._tell_tricks(peer)
         self._tell_partner(peer)
+
+    def _tell_stand_in(self, peer: Peer) -> None:
+        """The first message after a seat was claimed absent: the log says the stand-in
+        takes its hand (and what it was silent at, for the score panel)."""
+        hand = peer.hand
+        absent = hand.abandoned
+        if absent is None or hand.hand in self.stood_in:
+            return
+        awaited = self._awaited
+        phase = awaited[1] if awaited is not None and awaited[0] == hand.hand else None
+        self.stood_in[hand.hand] = (absent, phase)
+        w = self.words
+        if absent == peer.seat:
+            self.log.append(w("stand_in_log_you"))
+        else:
+            self.log.append(w("stand_in_log", name=peer.names[absent]))
 
     def _tell_action(self, peer: Peer, seat: int, act: a.Action) -> None:
         w = self.words
@@ -243,8 +292,13 @@ class Story:
         players = [{"name": names[s], "score": ended.scores[s]} for s in range(len(ended.scores))]
         panel: dict[str, Any] = {"hand": ended.hand, "rows": [], "players": players}
         if ended.absent is not None:
-            panel["title"] = w("abandon_title", name=names[ended.absent])
-            return panel
+            # The hand was played out by the stand-in and scored as played: the whole
+            # panel, and above it who was away, why, and what that means.
+            panel["stand_in"] = self.stand_in_text(peer, ended.hand, ended.absent)
+            mine = ended.absent == peer.seat
+            panel["stand_in_title"] = (
+                w("abandon_title_you") if mine else w("abandon_title", name=names[ended.absent])
+            )
         if ended.void is not None:
             key = "void_petit_sec" if ended.void is LineKind.PETIT_SEC else "void_all_pass"
             panel["title"] = w(key)
@@ -297,6 +351,21 @@ class Story:
         rows.append((w("score_hand"), _signed(steps.hand_score)))
         panel["rows"] = [{"label": k, "value": v} for k, v in rows]
         return panel
+
+    def stand_in_text(self, peer: Peer, hand: int, absent: int) -> str:
+        """Why ``absent``'s hand was played by the stand-in, in plain words: silent for the
+        forfeit time at its turn to do what, or (ours) messages lost at the hub."""
+        w = self.words
+        seen = self.stood_in.get(hand)
+        phase = seen[1] if seen is not None and seen[0] == absent else None
+        mine = absent == peer.seat
+        values = {
+            "time": w.duration(peer.config.forfeit_after),
+            "what": what_words(w, phase, mine),
+        }
+        if not mine:
+            return w("stand_in_other", name=peer.names[absent], **values)
+        return w("stand_in_you_unheard" if hand in self.unheard else "stand_in_you", **values)
 
 
 def _signed(n: int) -> str:
@@ -575,15 +644,48 @@ def notice_text(w: Words, peer: Peer, story: Story) -> str | None:
     if name is None and notice.seat is not None and notice.seat < len(peer.names):
         name = peer.names[notice.seat]
     key = f"notice_{notice.kind}"
-    if notice.kind == "waiting" and notice.seat in story.coming_back:
+    time = notice.seconds
+    mine = notice.seat is not None and notice.seat == peer.seat
+    if notice.kind in ("waiting", "turn") and notice.left is not None:
+        # The countdown every seat sees alike, the awaited one first ("you have 0:25 to bid").
+        key += "_left" if notice.kind == "waiting" and notice.left > 0 else ""
+        key += "_over" if notice.left <= 0 else ""
+        time = notice.left
+    elif notice.kind == "turn":
+        key = "notice_turn_plain"
+    elif notice.kind == "waiting" and notice.seat in story.coming_back:
         key = "notice_waiting_back"
+    elif notice.kind == "claimed" and mine:
+        key = "notice_claimed_you"
     if key not in w.table:
         return None
-    return w(key, name=name or w("someone"), time=w.clock(notice.seconds))
+    what = what_words(w, peer.hand.phase, mine)
+    if notice.left is not None:
+        time = math.ceil(time)  # a countdown shows 0:25 until 25 s are left, not 0:24
+    return w(key, name=name or w("someone"), time=w.clock(time), what=what)
+
+
+def notice_template(w: Words, peer: Peer, story: Story) -> str | None:
+    """The countdown's words with ``{time}`` left in, for the page to tick each second."""
+    notice = story.notice
+    if notice is None or notice.left is None or notice.left <= 0:
+        return None
+    if notice.kind not in ("waiting", "turn"):
+        return None
+    key = "notice_waiting_left" if notice.kind == "waiting" else "notice_turn"
+    name = notice.name or w("someone")
+    mine = notice.seat is not None and notice.seat == peer.seat
+    return w(key, name=name, time="{time}", what=what_words(w, peer.hand.phase, mine))
 
 
 def _notice_view(w: Words, peer: Peer, story: Story) -> dict[str, Any] | None:
     text = notice_text(w, peer, story)
-    return (
-        None if story.notice is None or text is None else {"kind": story.notice.kind, "text": text}
-    )
+    notice = story.notice
+    if notice is None or text is None:
+        return None
+    out: dict[str, Any] = {"kind": notice.kind, "text": text}
+    template = notice_template(w, peer, story)
+    if template is not None and notice.left is not None:
+        out["template"] = template
+        out["left"] = notice.left
+    return out

@@ -9,6 +9,7 @@ Everything runs on trio's autojump clock (delays of minutes cost nothing).
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,7 @@ from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.rules.actions import BIDS, PASS
 from tarot_p2p.rules.actions import decode as decode_action
 from tarot_p2p.rules.sheet import LineKind
-from tarot_p2p.seat.runner import Timeouts
+from tarot_p2p.seat.runner import Policy, Timeouts
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
@@ -38,6 +39,7 @@ from tests.net.test_game import (
     one_deal,
     sit,
 )
+from tests.ui.test_view import PageBot
 
 TIMEOUTS = Timeouts(message=30, decision=90)
 
@@ -91,12 +93,16 @@ async def run_table(
     keys: list[Ed25519PrivateKey],
     link_for: Callable[[int, MessageLink], MessageLink],
     names: str = "P",
+    policies: dict[int, Policy] | None = None,
 ) -> Game:
     """One deal of bots, member ``i`` talking through ``link_for(i, its hub link)``; the
-    players are called ``names`` and their number (the seats' randomness follows them)."""
+    players are called ``names`` and their number (the seats' randomness follows them);
+    ``policies`` replaces some members' bots."""
     players = len(keys)
     hub = Hub(keys[0], TABLE_ID, SECRET)
-    game = Game([Seat(k, f"{names}{i}", BotPolicy(i)) for i, k in enumerate(keys)], hub, None, None)
+    chosen = policies or {}
+    seats = [Seat(k, f"{names}{i}", chosen.get(i) or BotPolicy(i)) for i, k in enumerate(keys)]
+    game = Game(seats, hub, None, None)
     async with trio.open_nursery() as nursery:
         for i in range(players):
             link = link_for(i, hub.local_link())
@@ -395,12 +401,23 @@ async def test_a_seat_whose_message_the_relay_swallowed_takes_the_abandon_withou
             return []  # never delivered to anyone
         return [(0.0, message)]
 
+    page = PageBot(victim_member)  # the bot's page: what its player would read
     game = await run_table(
         tmp_path,
         keys,
         lambda i, inner: (Swallowing if i == victim_member else RelayedLink)(inner, i, plan),
+        policies={victim_member: page},
     )
     assert swallowed
+    # Told as it is: the others' claims name a slot it sent, so its program says that its
+    # messages are not getting through the hub, not that it was away; the score panel too.
+    kinds = {notice.kind for notice in page.notices}
+    assert {"unheard", "overtaken"} <= kinds
+    result = json.loads(page.current()[1])["view"]["result"]
+    assert result["stand_in"].startswith(
+        "Your messages did not reach the others (lost at the hub: the host's program or the "
+        "relay) for 5 min when it was your turn to bid"
+    )
     victim = game.seats[victim_member].peer
     outcomes = [s.outcome for s in game.seats]
     assert all(o is not None and o.abort is None and o.finished for o in outcomes)

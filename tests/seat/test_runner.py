@@ -59,14 +59,44 @@ SHORT = Timeouts(message=30, decision=90)
 
 
 class Silent:
-    """A player who never makes up his mind."""
+    """A player who never makes up his mind (asked ``asked`` times, every question
+    withdrawn so far when ``withdrawn`` equals it); keeps what the runner tells him."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.withdrawn = 0
+        self.notices: list[tuple[float, Notice]] = []
 
     async def decide(self, peer: Peer, refused: str | None) -> Decision:
-        await trio.sleep_forever()
+        self.asked += 1
+        try:
+            await trio.sleep_forever()
+        finally:
+            self.withdrawn += 1
         raise AssertionError("unreachable")
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         return None
+
+    async def notice(self, peer: Peer, notice: Notice) -> None:
+        self.notices.append((trio.current_time(), notice))
+
+
+class Told:
+    """A bot that keeps what the runner tells it while it waits."""
+
+    def __init__(self, seed: int) -> None:
+        self.bot = BotPolicy(seed)
+        self.notices: list[tuple[float, Notice]] = []
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        return await self.bot.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
+
+    async def notice(self, peer: Peer, notice: Notice) -> None:
+        self.notices.append((trio.current_time(), notice))
 
 
 class Crash(Exception):
@@ -225,18 +255,14 @@ async def test_a_player_who_never_decides_has_his_hand_played_by_the_stand_in(
         sheets.add(seat.files.sheet.read_text() if seat.files else "")
         kinds = [e.kind for e in seat.peer.transcript if e.hand == 1]
         assert kinds[-7:] == ["abandon", *["release"] * 3, *["score"] * 3]
-    # The silent seat's own runner gives up at its decision limit: an absence, no blame.
+    # The silent seat's own program heard the others all along: their abandon withdrew its
+    # question (no prompt stays live), it followed the stand-in's play and ends the game
+    # with the same files as everyone.
     own = game.seats[2].outcome
-    assert own is not None and own.abort is not None
-    assert (own.abort.kind, own.abort.seat, own.abort.attributed) == (
-        "absence",
-        silent.seat,
-        False,
-    )
-    # The others' files are one transcript, and the audit accepts the abandon.
-    transcripts = {
-        s.files.transcript.read_bytes() for s in game.seats if s is not game.seats[2] and s.files
-    }
+    assert own is not None and own.finished and own.abort is None
+    mute = policies[2]
+    assert isinstance(mute, Silent) and mute.asked == mute.withdrawn == 1
+    transcripts = {s.files.transcript.read_bytes() for s in game.seats if s.files}
     assert len(transcripts) == 1
     report = audit_file(transcripts.pop())
     assert report.status is Status.VALID and report.sheet is not None
@@ -542,3 +568,72 @@ async def test_a_seat_away_long_enough_to_be_awaited_is_said_to_come_back(
     assert ("waiting", "P2") in [(n.kind, n.name) for n in others]
     assert ("back", "P2") in [(n.kind, n.name) for n in others]
     assert {n.name for n in others if n.kind == "back"} == {"P2"}
+
+
+def when(time: float, notice: Notice) -> tuple[float, float, float | None]:
+    """A notice's moment, elapsed and left seconds, to the millisecond."""
+    left = None if notice.left is None else round(notice.left, 3)
+    return (round(time, 3), round(notice.seconds, 3), left)
+
+
+@pytest.mark.parametrize("silent", [0, 1, 2])
+async def test_every_seat_silent_in_turn_is_counted_down_and_stood_in_by_one_rule(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, silent: int
+) -> None:
+    """Member 0 is the host's own seat: it goes silent like any other, the others claim it
+    at the same time, and its own program follows. Everyone, the silent seat first, sees
+    the same countdown to the claims at the same moments ("you have 4:55 to bid" / "P0
+    has 4:55 to bid")."""
+    policies: list[Policy] = [Silent() if i == silent else Told(i) for i in range(3)]
+    game = await play_local(3, policies, tmp_path, f"turn{silent}")
+    forfeit = one_deal(3).forfeit_after
+    mute = policies[silent]
+    assert isinstance(mute, Silent) and mute.asked == mute.withdrawn == 1
+    for seat in game.seats:
+        assert seat.outcome is not None and seat.outcome.finished, seat.outcome
+        assert seat.peer is not None and seat.peer.sheet is not None
+        (line,) = seat.peer.sheet.lines
+        assert f"P{silent}'s hand played by the stand-in" in line.note
+    transcripts = {s.files.transcript.read_bytes() for s in game.seats if s.files}
+    assert len(transcripts) == 1
+    me = game.seats[silent].peer
+    assert me is not None and me.seat is not None
+    own = [when(t, n) for t, n in mute.notices if n.kind == "turn"]
+    assert own, "the silent seat is shown its own countdown"
+    assert all(left == round(max(0.0, forfeit - seconds), 3) for _, seconds, left in own)
+    assert own[0][2] == forfeit - NOTICE_EVERY
+    for other, policy in enumerate(policies):
+        if other == silent:
+            continue
+        assert isinstance(policy, Told)
+        seen = [
+            when(t, n)
+            for t, n in policy.notices
+            if n.kind == "waiting" and n.seat == me.seat and n.left is not None
+        ]
+        # The same countdown at the same moments, up to the claims.
+        assert [x for x in seen if x[0] <= own[-1][0]] == own
+
+
+def test_the_moments_of_a_wait_are_wire_md_7_1s() -> None:
+    """Where an abandon is possible, forfeit_after rules, for a computed message too: the
+    claim at 30 s, the player told at the limit (60 s), an absence only at 30 + 60 s; where
+    none is possible (hand 0, SCORE, RELEASE), the limit ends the wait."""
+    from types import SimpleNamespace
+
+    from tarot_p2p.seat.runner import WaitPlan
+
+    def seat(speaker: int | None, kinds: tuple[str, ...]) -> Any:
+        hand = SimpleNamespace(present_speaker=lambda: speaker)
+        config = SimpleNamespace(forfeit_after=30)
+        return SimpleNamespace(hand=hand, config=config, expected_types=lambda: kinds)
+
+    times = Timeouts(message=60, decision=600)
+    plan = WaitPlan.of(seat(0, ("shuffle",)), times, 100.0)
+    assert (plan.claim_at, plan.absent_at, plan.deadline) == (130.0, 160.0, 190.0)
+    assert plan.left(110.0) == 20.0 and plan.left(140.0) == 0.0
+    decision = WaitPlan.of(seat(0, ("action", "petit_sec")), times, 0.0)
+    assert (decision.claim_at, decision.deadline) == (30.0, 630.0)
+    no_claim = WaitPlan.of(seat(None, ("score",)), times, 0.0)
+    assert no_claim.claim_at == float("inf") and no_claim.deadline == 60.0
+    assert no_claim.left(10.0) is None

@@ -41,10 +41,15 @@ class Game:
     """A game running in its own thread (trio there, Playwright's loop here)."""
 
     def __init__(
-        self, players: int, bot: Callable[[int, BrowserPolicy], Policy], lang: str | None = "fr"
+        self,
+        players: int,
+        bot: Callable[[int, BrowserPolicy], Policy],
+        lang: str | None = "fr",
+        deals: int = 1,
     ) -> None:
         self.policy = BrowserPolicy(lang)
         self.players = players
+        self.deals = deals
         self.bot = bot
         self.url = ""
         self.ready = threading.Event()
@@ -69,7 +74,7 @@ class Game:
 
     async def _main(self) -> None:
         self._token = trio.lowlevel.current_trio_token()
-        config = TableConfig(players=self.players, game_end=GameEnd.DEALS, game_length=1)
+        config = TableConfig(players=self.players, game_end=GameEnd.DEALS, game_length=self.deals)
         with trio.CancelScope() as scope:
             self._scope = scope
             async with trio.open_nursery() as nursery:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import trio
 import trio.testing
@@ -17,6 +18,7 @@ from tarot_p2p.rules.audit import AuditReport
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
 from tarot_p2p.rules.sheet import LineKind
+from tarot_p2p.seat.runner import Decision
 from tarot_p2p.ui.i18n import Words
 from tarot_p2p.ui.policy import BrowserPolicy
 from tarot_p2p.ui.view import Story, build_view, lobby_view
@@ -116,3 +118,70 @@ async def test_the_status_says_what_the_awaited_seat_is_to_do(
     during = {phase: {s for p, s in watching.statuses if p is phase} for phase in Phase}
     assert during[Phase.BIDDING] and all(s.endswith(" to bid.") for s in during[Phase.BIDDING])
     assert not any(s.endswith(" to play.") for s in during[Phase.BIDDING])
+
+
+class PageBot(BrowserPolicy):
+    """A seat whose page is a bot's: the view and the notices a player's page gets."""
+
+    def __init__(self, seed: int, lang: str = "en") -> None:
+        super().__init__(lang)
+        self.bot = BotPolicy(seed)
+        self.notices: list[Any] = []
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        return await self.bot.decide(peer, refused)
+
+    async def notice(self, peer: Peer, notice: Any) -> None:
+        self.notices.append(notice)
+        await super().notice(peer, notice)
+
+
+class Away(BrowserPolicy):
+    """A player whose page is closed (or open, and nobody at it): asked, never answers;
+    keeps every view published while the question was live."""
+
+    def __init__(self, lang: str = "en") -> None:
+        super().__init__(lang)
+        self.views: list[dict[str, Any]] = []
+
+    def publish(self) -> None:
+        super().publish()
+        self.views.append(json.loads(self.current()[1])["view"])
+
+
+def view_of(policy: BrowserPolicy) -> dict[str, Any]:
+    view: dict[str, Any] = json.loads(policy.current()[1])["view"]
+    return view
+
+
+async def test_the_absent_player_is_told_his_hand_was_played_by_the_stand_in_and_why(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """His own page counts down with the others', loses its buttons when the others' abandon
+    comes (never a live prompt for a deal gone on), and its score panel says that the
+    stand-in, a bot, played his hand, why, and that it is scored as played. The others'
+    pages say the same of him."""
+    away = Away()
+    other = PageBot(1, "fr")
+    await play_local(3, [away, other, BotPolicy(2)], tmp_path, "away")
+    asked = [v for v in away.views if v.get("decision")]
+    assert asked, "he was asked to bid"
+    counted = [v["notice"] for v in away.views if v.get("notice") and v["notice"]["kind"] == "turn"]
+    assert counted[0]["text"] == "You have 4:55 to bid"
+    assert counted[0]["template"] == "You have {time} to bid" and counted[0]["left"] == 295
+    assert any(n["text"].startswith("Your time is up") for n in counted)
+    final = view_of(away)
+    assert final["decision"] is None and final["over"]
+    assert any("The stand-in (a bot) plays your hand" in v["log"] for v in away.views)
+    result = final["result"]
+    assert result["stand_in_title"] == "You were away: the stand-in played your hand"
+    assert result["stand_in"] == (
+        "The others received nothing from you for 5 min when it was your turn to bid: the "
+        "stand-in, a bot every program computes the same way, played your hand. The deal is "
+        "scored as played."
+    )
+    assert result["title"]  # the deal's own panel is there too (contract or void)
+    name = final["names"][final["me"]]
+    seen = view_of(other)["result"]
+    assert seen["stand_in"].startswith(f"{name} n'a rien envoyé pendant 5 min quand c'était à")
+    assert seen["stand_in_title"] == f"{name} est resté silencieux : le remplaçant a joué sa main"

@@ -198,6 +198,7 @@
       return;
     }
     document.body.dataset.decision = view.decision ? String(view.decision.serial) : "";
+    document.body.dataset.kind = view.decision ? view.decision.kind : "";
     renderNotice();
     renderSeats();
     renderCentre();
@@ -228,6 +229,20 @@
     if (notice && (notice.kind === "connected")) {
       noticeTimer = setTimeout(() => { box.hidden = true; }, 4000);
     }
+    if (notice && !view.refused && notice.template && typeof notice.left === "number") {
+      // The countdown to the forfeit, ticking between the program's notices (every 5 s).
+      const end = Date.now() + notice.left * 1000;
+      const tick = () => {
+        const left = Math.max(0, Math.ceil((end - Date.now()) / 1000));
+        box.textContent = notice.template.replace("{time}", clock(left));
+        if (left > 0) noticeTimer = setTimeout(tick, 1000);
+      };
+      noticeTimer = setTimeout(tick, 1000);
+    }
+  }
+
+  function clock(seconds) {
+    return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
   }
 
   function renderSeats() {
@@ -581,6 +596,10 @@
 
   function resultTable(result) {
     const box = el("div", "result");
+    if (result.stand_in) {
+      box.append(el("p", "result-stand-in-title", result.stand_in_title));
+      box.append(el("p", "result-stand-in", result.stand_in));
+    }
     box.append(el("p", "result-title" + (result.made === false ? " failed" : ""), result.title));
     if (result.rows.length) {
       const table = el("table", "rows");

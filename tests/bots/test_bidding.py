@@ -99,15 +99,15 @@ def test_the_chelem_is_announced_only_with_a_monster() -> None:
 
 def test_easy_takes_lighter_after_passes() -> None:
     """``easy`` keeps its rough count, but a hand its first speaker passes is taken by the
-    last one after three passes (and never over a bid)."""
+    last one after two passes (three players)."""
     need = easy._BID_THRESHOLDS[0]
     hand = next(
-        h for s in _deals(4, 400) for h in s.hands if need - 9 <= easy.hand_strength(h, 4) < need
+        h for s in _deals(3, 400) for h in s.hands if need - 6 <= easy.hand_strength(h, 3) < need
     )
-    state = new_hand(TableConfig(), 0, list(range(78)))
+    state = new_hand(TableConfig(players=3), 0, list(range(78)))
     first = dataclasses.replace(state.observation(1), hand=hand)
     assert easy._bid(first, state.legal_actions()) == Bid(0)
-    for _ in range(3):
+    for _ in range(2):
         state.apply_action(Bid(0))
     last = dataclasses.replace(state.observation(0), hand=hand)
     assert easy._bid(last, state.legal_actions()) == Bid(1)

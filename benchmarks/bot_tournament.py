@@ -20,7 +20,9 @@ level and per table size:
 
 Besides the package's levels a match may seat ``oldclub``: ``club`` bidding as it did
 before issue 18 (a frozen copy of that bidding, below; the play is today's ``club``), so
-that ``--pairs oldclub-club`` measures what the new bidding wins or loses.
+that ``--pairs oldclub-club`` measures what the new bidding wins or loses; and
+``oldeasy``, ``easy`` bidding as it did before it took lighter after passes
+(``--pairs oldeasy-easy``).
 
 ``--calibrate`` instead plays, on each deal, every seat's hand as a forced prise and a
 forced garde sans (the others pass, every seat ``club``), fits the count of
@@ -48,7 +50,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tarot_p2p.bots import Bot, Level, bidding
+from tarot_p2p.bots import Bot, Level, bidding, easy
 from tarot_p2p.rules.actions import BIDS, Action, Bid
 from tarot_p2p.rules.cards import (
     EXCUSE,
@@ -68,9 +70,11 @@ from tarot_p2p.rules.scoring import Contract, explain_hand, score_hand
 from tarot_p2p.rules.state import IllegalAction, Observation, Phase, State, Void, new_hand
 
 OLD_CLUB = "oldclub"
+OLD_EASY = "oldeasy"
 CONTRACT_NAMES = ("prise", "garde", "garde_sans", "garde_contre")
-NAMES = (*(lv.value for lv in Level), OLD_CLUB)
-"""What a seat may be: a level of the package, or ``club`` with the bidding before."""
+NAMES = (*(lv.value for lv in Level), OLD_CLUB, OLD_EASY)
+"""What a seat may be: a level of the package, ``club`` with the bidding before issue 18,
+or ``easy`` with the bidding before it took lighter after passes."""
 
 # --------------------------------------------------------------- the bidding before
 
@@ -120,9 +124,32 @@ class OldClubBot(Bot):
         return super().choose(obs, legal)
 
 
+_OLD_EASY_THRESHOLDS = (44, 58, 72, 82)
+
+
+class OldEasyBot(Bot):
+    """``easy`` bidding as it did before (December 2026): the same count and the same
+    thresholds wherever the seat speaks; frozen here to measure the change."""
+
+    def choose(self, obs: Observation, legal: Sequence[Action]) -> Action:
+        if len(legal) > 1 and any(isinstance(a, Bid) for a in legal):
+            strength = easy.hand_strength(obs.hand, obs.players)
+            bids = [
+                a
+                for a in legal
+                if isinstance(a, Bid)
+                and a.contract
+                and strength >= _OLD_EASY_THRESHOLDS[a.contract - 1]
+            ]
+            return max(bids, key=lambda a: a.contract) if bids else BIDS[0]
+        return super().choose(obs, legal)
+
+
 def make_bot(config: TableConfig, name: str, seed: str, think: float) -> Bot:
     if name == OLD_CLUB:
         return OldClubBot(config, Level.CLUB, seed=seed)
+    if name == OLD_EASY:
+        return OldEasyBot(config, Level.EASY, seed=seed)
     return Bot(config, Level(name), seed=seed, think=think)
 
 
@@ -448,6 +475,27 @@ def _least_squares(rows: Sequence[Sequence[int]], target: Sequence[int]) -> list
     return [a[i][m] / a[i][i] for i in range(m)]
 
 
+def _ceiling(players: int, deals: Sequence[_Deal], all_pass: float) -> dict[str, Any]:
+    """How many contracts any bidding could make on ``deals`` while leaving ``all_pass`` of
+    them passed by everybody: the deals where some seat makes a prise (played by ``club``),
+    the most a perfect bidder could make, and what the count makes when the seat holding the
+    highest count takes the deals whose highest counts are the highest."""
+    makeable = sum(any(d.scores[s][Contract.PRISE][0] for s in d.order) for d in deals)
+    taken = len(deals) - round(all_pass * len(deals))
+    ranked = []
+    for d in deals:
+        count, seat = max((bidding.evaluate(d.hands[s], players), s) for s in d.order)
+        ranked.append((count, d.scores[seat][Contract.PRISE][0]))
+    ranked.sort(reverse=True)
+    best = ranked[:taken]
+    return {
+        "some_seat_makes_a_prise": share(makeable, len(deals)),
+        "taken": taken,
+        "perfect_bidder_made": round(min(makeable, taken) / taken, 3) if taken else None,
+        "highest_count_made": share(sum(ok for _, ok in best), taken),
+    }
+
+
 def calibrate(players: int, deals: int, seed: int) -> dict[str, Any]:
     """The count refitted on forced contracts, and the thresholds replayed (see the module
     docstring)."""
@@ -474,6 +522,7 @@ def calibrate(players: int, deals: int, seed: int) -> dict[str, Any]:
             else:
                 t = dataclasses.replace(package, **{name: getattr(package, name) + d})
             tried.append((f"{name} {d:+d}", t))
+    rows = {name: _bidding_row(players, data, t) for name, t in tried}
     return {
         "players": players,
         "deals": len(data),
@@ -486,7 +535,8 @@ def calibrate(players: int, deals: int, seed: int) -> dict[str, Any]:
             "base": bidding.WEIGHTS[players].base,
             "points": dict(zip(bidding.FEATURES, bidding.WEIGHTS[players].points, strict=True)),
         },
-        "thresholds": {name: _bidding_row(players, data, t) for name, t in tried},
+        "thresholds": rows,
+        "ceiling": _ceiling(players, data, rows["package"]["all_pass"]["share"] or 0.0),
     }
 
 
@@ -566,6 +616,13 @@ def _render_calibration(r: dict[str, Any]) -> str:
         f"  count in the package: base {package['base']}, "
         + ", ".join(f"{k} {v}" for k, v in package["points"].items()),
     ]
+    c = r["ceiling"]
+    lines.append(
+        f"  ceiling: some seat makes a prise in {_pct(c['some_seat_makes_a_prise'])} of the "
+        f"deals; taking {c['taken']} deals, a perfect bidder makes "
+        f"{100 * (c['perfect_bidder_made'] or 0):.0f}%, the highest count "
+        f"{_pct(c['highest_count_made'])}"
+    )
     for name, row in r["thresholds"].items():
         m = row["margin_vs_oldclub"]
         lines.append(

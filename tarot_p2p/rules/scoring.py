@@ -248,7 +248,7 @@ def _steps(
 
     shares = _shares(config, outcome)
     miseres = _misere_transfers(config, outcome, offending)
-    scores = tuple(share * hand_score + m for share, m in zip(shares, miseres, strict=True))
+    scores = tuple([share * hand_score + m for share, m in zip(shares, miseres, strict=True)])
     assert sum(scores) == 0
     return (
         need,

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from tarot_p2p.bots import Bot, Level, bidding, club
+from tarot_p2p.bots import Bot, Level, bidding, club, easy
 from tarot_p2p.rules.actions import Bid
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.state import Phase, State, Void, new_hand
@@ -95,3 +95,32 @@ def test_a_prise_needs_everyone_to_have_passed() -> None:
 def test_the_chelem_is_announced_only_with_a_monster() -> None:
     assert bidding.announces_chelem(STRONG, 4)
     assert not any(bidding.announces_chelem(h, 4) for s in _deals(4, 200) for h in s.hands)
+
+
+def test_easy_takes_lighter_after_passes() -> None:
+    """``easy`` keeps its rough count, but a hand its first speaker passes is taken by the
+    last one after two passes (three players)."""
+    need = easy._BID_THRESHOLDS[0]
+    hand = next(
+        h for s in _deals(3, 400) for h in s.hands if need - 6 <= easy.hand_strength(h, 3) < need
+    )
+    state = new_hand(TableConfig(players=3), 0, list(range(78)))
+    first = dataclasses.replace(state.observation(1), hand=hand)
+    assert easy._bid(first, state.legal_actions()) == Bid(0)
+    for _ in range(2):
+        state.apply_action(Bid(0))
+    last = dataclasses.replace(state.observation(0), hand=hand)
+    assert easy._bid(last, state.legal_actions()) == Bid(1)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_a_table_of_easy_bots_redeals_at_most_one_deal_in_four(players: int) -> None:
+    """200 seeded deals: everybody passes in at most a quarter of them (46% at three
+    players and 31% at four before the beginner took lighter after passes)."""
+    config = TableConfig(players=players)
+    bots = [Bot(config, Level.EASY, seed=s) for s in range(players)]
+    all_pass = 0
+    for state in _deals(players, 200):
+        _bid_out(state, bots)
+        all_pass += state.void is Void.ALL_PASS
+    assert all_pass <= 50

@@ -73,11 +73,23 @@ def test_deal_cards_maps_positions() -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", [list(range(77)), [*range(77), 0], [*range(77), "x"], [*range(77), 78]]
+    "bad",
+    [
+        list(range(77)),
+        [*range(77), 0],
+        [*range(77), "x"],
+        [*range(77), 78],
+        [-1, *range(77)],  # -1 would index the last card
+        [*range(-78, 0)],
+        [0, True, *range(2, 78)],  # True equals 1
+        [*range(77), 77.0],
+        [*range(79)],
+    ],
 )
-def test_bad_deck_order_rejected(bad: list[int]) -> None:
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_bad_deck_order_rejected(bad: list[int], players: int) -> None:
     with pytest.raises(ValueError, match="78 cards"):
-        deal_cards(TableConfig(), 0, bad)
+        deal_cards(TableConfig(players=players), 0, bad)
 
 
 def test_check_deal_rejects_bad_hands() -> None:

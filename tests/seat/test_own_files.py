@@ -220,7 +220,9 @@ async def test_sync_requests_asked_again_and_again_cost_a_bounded_answer(tmp_pat
     started = trio.current_time()
     resent, transcript, requests = await play_asked(tmp_path, every=0.05)
     elapsed = trio.current_time() - started
-    assert requests >= 20
+    # The attacker asks whenever its program reads the link (18 to 70 times here, as busy
+    # as the processor is): enough that without the budget the answers pass the bound.
+    assert requests >= 10, (requests, elapsed)
     bound = 2 * (transcript + REPEAT_BURST + REPEAT_RATE * elapsed)
     assert resent <= bound, (resent, bound, elapsed)
 

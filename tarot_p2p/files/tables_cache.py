@@ -16,9 +16,9 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from importlib.metadata import version
 from pathlib import Path
 
+import coincurve
 import platformdirs
 
 from tarot_p2p.crypto.errors import GroupError
@@ -33,7 +33,9 @@ MAGIC = b"TP2PTAB1"
 
 def cache_file(folder: Path | None = None) -> Path:
     folder = folder if folder is not None else platformdirs.user_cache_path(APP_NAME)
-    return folder / f"shuffle-tables-v1-coincurve-{version('coincurve')}.bin"
+    # (the library's own version string: reading the installed packages' metadata
+    # instead costs tens of milliseconds of imports and file reads at every start)
+    return folder / f"shuffle-tables-v1-coincurve-{coincurve.__version__}.bin"
 
 
 def read_tables(folder: Path | None = None) -> bool:

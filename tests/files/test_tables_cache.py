@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,10 @@ async def test_a_game_over_first_stops_the_tables_program(cache_home: Path) -> N
         assert await warming_up(short_game) == 7
     assert not cache_file().exists()  # the build was stopped, nothing half written
     assert not list(cache_file().parent.glob("*.tmp"))
+
+
+def test_the_cache_is_named_after_the_installed_library(tmp_path: Path) -> None:
+    """Tables in the internal form of another build of libsecp256k1 are never read: the
+    file's name carries the installed coincurve's version (its own version string, which
+    must be the one its package declares)."""
+    assert cache_file(tmp_path).name.endswith(f"-coincurve-{version('coincurve')}.bin")

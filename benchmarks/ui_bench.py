@@ -8,6 +8,9 @@ whole deal by clicking the first legal choice, and reports:
 * first card: from starting the command to the first card of the player's hand drawn in
   the page (imports, key generation, crypto tables, seating the bots, the seat draw,
   shuffles and the deal included: everything a player waits through);
+* the host's processor time (all its threads) until then (with ``--first-card``, the host
+  stops at the first card): on a machine that other programs keep busy, the wall-clock
+  figures depend on them, this one much less;
 * click latency: from a click on a card or a button to the page's next drawing (the
   peer's signed, proven message built and applied in between), per click: median, 90th
   percentile, maximum; the écart's card picks are counted apart (they change the page
@@ -36,7 +39,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -163,6 +168,7 @@ def bench(
         context = browser.new_context(viewport={"width": 1360, "height": 860}, bypass_csp=True)
         context.add_init_script(WATCH)
         page = context.new_page()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         host = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
         try:
@@ -185,10 +191,16 @@ def bench(
                 page.click("#leave")
                 host.wait(60)
         finally:
-            if host.poll() is None:
-                host.kill()
-                host.wait()
+            if host.poll() is None:  # stopped as Ctrl-C does (it stops what it started)
+                host.send_signal(signal.SIGINT)
+                try:
+                    host.wait(10)
+                except subprocess.TimeoutExpired:
+                    host.kill()
+            host.wait()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         browser.close()
+    cpu_s = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     decisions = [ms for kind, ms in clicks if kind == "decision"]
     ecart = [ms for kind, ms in clicks if kind == "ecart"]
     result: dict[str, Any] = {
@@ -198,6 +210,7 @@ def bench(
         "browser_start_s": round(browser_s, 3),
         "page_address_s": round(url_s, 3),
         "first_card_s": round(first_card_s, 3),
+        "host_cpu_s": round(cpu_s, 3),
     }
     if game_s is not None:
         result.update(
@@ -217,7 +230,7 @@ def bench(
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Best and median of the timed figures over the runs, and every run."""
     out: dict[str, Any] = {"runs": runs}
-    for key in ("page_address_s", "first_card_s", "game_s", "click_median_ms"):
+    for key in ("page_address_s", "first_card_s", "host_cpu_s", "game_s", "click_median_ms"):
         values = [r[key] for r in runs if r.get(key) is not None]
         if values:
             out[key] = {"best": min(values), "median": round(statistics.median(values), 3)}
@@ -263,6 +276,7 @@ def main() -> None:
     print(f"  headless Chromium started in     {last['browser_start_s']:.2f} s (before)")
     for key, label in (("page_address_s", "page address printed after"),
                        ("first_card_s", "first card shown after"),
+                       ("host_cpu_s", "host's processor time"),
                        ("game_s", "whole deal played by clicks in")):  # fmt: skip
         if key in results:
             figures = results[key]

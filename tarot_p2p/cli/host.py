@@ -376,6 +376,10 @@ async def _host(
             lambda i: BotPolicy(f"{args.seed}/{i + 1}", args.level, args.think),
             profile.root,
             timeouts,
+            # Nobody reads a house bot's game history (the player's own has the game),
+            # and each one is a database written after every deal: the seat after the
+            # dealer would wait for it before sending its first key.
+            history=False,
         )
         if names:
             print(f"bots playing in this program: {', '.join(names)}", flush=True)

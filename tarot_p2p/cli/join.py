@@ -383,11 +383,15 @@ async def warm_up_meanwhile() -> None:
 
 async def warming_up(main: Callable[..., Awaitable[T]], *args: object) -> T:
     """``main(*args)`` while :func:`warm_up_meanwhile` makes the tables ready beside it
-    (stopped when ``main`` returns first)."""
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(warm_up_meanwhile)
-        result = await main(*args)
-        nursery.cancel_scope.cancel()
+    (stopped when ``main`` returns first; then shuffles build missing tables again, as
+    by default, for whatever this process runs next: a test, say)."""
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(warm_up_meanwhile)
+            result = await main(*args)
+            nursery.cancel_scope.cancel()
+    finally:
+        build_tables_on_use(True)
     return result
 
 

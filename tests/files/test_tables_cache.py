@@ -91,6 +91,7 @@ async def test_a_game_over_first_stops_the_tables_program(cache_home: Path) -> N
 
     with trio.fail_after(60):
         assert await warming_up(short_game) == 7
+    assert shuffle_module._BUILD_ON_USE  # the default again once the game is over
     assert not cache_file().exists()  # the build was stopped, nothing half written
     assert not list(cache_file().parent.glob("*.tmp"))
 

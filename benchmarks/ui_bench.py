@@ -81,6 +81,10 @@ document.addEventListener("DOMContentLoaded", () => {
   }).observe(document.getElementById("hand"), { childList: true });
 });
 """
+ECART_NEXT = """() => {
+  const done = document.getElementById("ecart-done");
+  return !done || !done.disabled || document.querySelector("#hand .card.legal") !== null;
+}"""
 BIDS = ("Prise", "Garde", "Garde sans", "Garde contre")
 NEXT = """(last) => {
   if (!document.querySelector('#over[hidden]')) return 'over';
@@ -97,7 +101,13 @@ def play(page: Page) -> None:
         if serial == "over":
             return
         if page.locator("#ecart-done").count():
-            while page.locator("#ecart-done").is_disabled():
+            while True:
+                # The button is enabled by a drawing of its own, after the last pick's:
+                # wait for it or for a card still to pick, not for a card that is not
+                # coming (the last pick done, the button not yet drawn enabled).
+                page.wait_for_function(ECART_NEXT)
+                if page.locator("#ecart-done").is_enabled():
+                    break
                 chosen = page.locator(".ecart-chosen .card").count()
                 page.locator("#hand .card.legal").first.click(position={"x": 8, "y": 40})
                 page.wait_for_function(

@@ -85,7 +85,10 @@ async def house_bot(
     Each bot has a profile of its own (under the host's), so that a host restarted after
     a crash brings its bots back to their seats with their keys and secrets. With
     ``history``, the bot also keeps a game history in it, as a player does."""
-    identity = profile.identity()
+    # A worker thread: a new profile's key is written durably (two fsyncs), and the bots
+    # then write theirs side by side instead of one after another on the event loop that
+    # serves the player's page.
+    identity = await trio.to_thread.run_sync(profile.identity)
     files = profile.seat_files(way.table_id, identity)
     peer = resume_seat(files, identity)
 

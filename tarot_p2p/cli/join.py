@@ -356,8 +356,8 @@ async def warm_up_crypto() -> None:
 
 async def warm_up_meanwhile() -> None:
     """The shuffle's tables made ready as :func:`warm_up_crypto` does, but nobody waits for
-    them: until they are there, shuffles multiply without them (about a third slower,
-    :func:`~tarot_p2p.crypto.shuffle.build_tables_on_use`).
+    them: until they are there, shuffles multiply without them (a shuffle takes a third to
+    a half longer, :func:`~tarot_p2p.crypto.shuffle.build_tables_on_use`).
 
     Why: reading the cache takes a few tenths of a second, and a machine's first build
     about two seconds of processor time (more on a busy machine), which a player would

@@ -107,7 +107,8 @@ def build_tables_on_use(on: bool) -> None:
     Why: a program that reads the tables from its cache, or builds them, in the background
     (:mod:`tarot_p2p.files.tables_cache`) turns this off, so that a shuffle needed
     meanwhile does not wait for them: it multiplies the generators without tables
-    (:class:`~tarot_p2p.crypto.multiexp.VariableBase`, about a third slower per shuffle)
+    (:class:`~tarot_p2p.crypto.multiexp.VariableBase`: a shuffle takes a third to a half
+    longer)
     until they are there. G's table (one, about 25 ms) is built on first use either way.
     """
     global _BUILD_ON_USE

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -51,3 +53,26 @@ def test_every_option_is_explained_and_says_its_default_once(command: str) -> No
         assert "default " not in shown.replace(DEFAULT, ""), f"{command} {name}: {shown}"
         if not any(action.default is unsaid for unsaid in UNSAID_DEFAULTS):
             assert f"{DEFAULT}{action.default})" in shown, f"{command} {name}: {shown}"
+
+
+@pytest.mark.parametrize("command", COMMAND_MODULES)
+def test_a_command_alone_parses_as_with_every_command(command: str) -> None:
+    """``tarot-p2p host ...`` builds the host's parser only (fewer imports before the
+    game), with the very options and help it has among all the commands."""
+    alone = build_parser(command)
+    commands = next(a for a in alone._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(commands.choices) == [command]
+    assert commands.choices[command].format_help() == command_parser(command).format_help()
+
+
+def test_host_does_not_import_the_other_commands() -> None:
+    """Nor zeroconf (about 0.1 s) nor spake2, imported once the table is announced on the
+    network or a short code is used."""
+    probe = (
+        "import sys; from tarot_p2p.cli.main import build_parser; build_parser('host'); "
+        "print(sorted(m for m in ('tarot_p2p.cli.audit_stats', 'tarot_p2p.conformance.kit', "
+        "'tarot_p2p.cli.score', 'zeroconf', 'spake2') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

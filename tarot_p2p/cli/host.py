@@ -13,6 +13,7 @@ taken, and prints the long code for scripts. The host plays in a page of the bro
 from __future__ import annotations
 
 import argparse
+import functools
 import getpass
 import logging
 import secrets
@@ -35,7 +36,7 @@ from tarot_p2p.cli.join import (
     report,
     run_seat,
     seat_timeouts,
-    warm_up_crypto,
+    warming_up,
 )
 from tarot_p2p.cli.lan import HostOnLan
 from tarot_p2p.cli.lobby_news import lobby_news, waiting_for
@@ -381,6 +382,10 @@ async def _host(
             lambda i: BotPolicy(f"{args.seed}/{i + 1}", args.level, args.think),
             profile.root,
             timeouts,
+            # Nobody reads a house bot's game history (the player's own has the game),
+            # and each one is a database written after every deal: the seat after the
+            # dealer would wait for it before sending its first key.
+            history=False,
         )
         if names:
             print(f"bots playing in this program: {', '.join(names)}", flush=True)
@@ -393,10 +398,7 @@ async def _host(
             if isinstance(policy, BrowserPolicy):
                 policy.seated([name], config.players - 1)
             async with trio.open_nursery() as ready:
-                # The crypto tables are built while the players come: the set-up, which
-                # starts everyone's clock, goes out only once this peer is ready. The short
-                # code works until every seat is taken.
-                ready.start_soon(warm_up_crypto)
+                # The short code works until every seat is taken.
                 invitation = Invitation(code, identity_bytes(identity.public_key()))
                 if free_seats:  # (not when the house bots take every seat)
                     ready.start_soon(offer_table, claim_channel, invitation, shown)
@@ -415,7 +417,6 @@ async def _host(
                 ready.cancel_scope.cancel()
         else:
             print("taking back your unfinished table...", flush=True)
-            await warm_up_crypto()
         print(describe_table(peer), flush=True)
         try:
             outcome = await play_seat(
@@ -476,5 +477,5 @@ def run(args: argparse.Namespace) -> int:
         )
     policy = BotPolicy(args.seed, args.level, args.think) if args.bot else human_policy(args)
     table = resume.files.directory if resume is not None else None
-    main = with_page(policy, _host, args, profile, table)
+    main = with_page(policy, functools.partial(warming_up, _host), args, profile, table)
     return run_seat(main, args, config, name, policy, timeouts, relay, profile, resume)

@@ -76,13 +76,23 @@ def at_relay(code: JoinCode, host: bytes) -> Way:
 
 
 async def house_bot(
-    way: Way, name: str, policy: Policy, profile: Profile, timeouts: Timeouts
+    way: Way,
+    name: str,
+    policy: Policy,
+    profile: Profile,
+    timeouts: Timeouts,
+    *,
+    history: bool = True,
 ) -> Outcome:
     """One bot seated by ``way``, played to the end of the game.
 
     Each bot has a profile of its own (under the host's), so that a host restarted after
-    a crash brings its bots back to their seats with their keys and secrets."""
-    identity = profile.identity()
+    a crash brings its bots back to their seats with their keys and secrets. With
+    ``history``, the bot also keeps a game history in it, as a player does."""
+    # A worker thread: a new profile's key is written durably (two fsyncs), and the bots
+    # then write theirs side by side instead of one after another on the event loop that
+    # serves the player's page.
+    identity = await trio.to_thread.run_sync(profile.identity)
     files = profile.seat_files(way.table_id, identity)
     peer = resume_seat(files, identity)
 
@@ -109,7 +119,7 @@ async def house_bot(
             identity,
             timeouts=timeouts,
             reconnect=reconnect,
-            history=profile.history,
+            history=profile.history if history else None,
         )
     finally:
         await link.aclose()
@@ -128,19 +138,21 @@ def seat_house_bots(
     root: Path,
     timeouts: Timeouts,
     outcomes: list[Outcome] | None = None,
+    *,
+    history: bool = True,
 ) -> trio.Event:
     """Start one :func:`house_bot` per name in ``nursery``, each reaching the table by
     ``way`` (bot ``i`` decides with ``make_policy(i)`` and keeps its files in
-    :func:`bot_profile` of ``root``); their outcomes are appended to ``outcomes`` as they
-    finish. The event returned is set once they all have (so the host waits for them
-    before leaving)."""
+    :func:`bot_profile` of ``root``, and a game history there with ``history``); their
+    outcomes are appended to ``outcomes`` as they finish. The event returned is set once
+    they all have (so the host waits for them before leaving)."""
     finished = trio.Event()
     running = [len(names)]
 
     async def run(index: int, name: str, policy: Policy) -> None:
         try:
             profile = bot_profile(root, index)
-            outcome = await house_bot(way, name, policy, profile, timeouts)
+            outcome = await house_bot(way, name, policy, profile, timeouts, history=history)
             if outcomes is not None:
                 outcomes.append(outcome)
         finally:

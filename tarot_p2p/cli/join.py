@@ -12,13 +12,15 @@ fingerprint printed with the table, or pin it with ``--host-key``.
 from __future__ import annotations
 
 import argparse
+import functools
 import getpass
 import logging
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -26,9 +28,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from tarot_p2p.cli.errors import INTERRUPTED, NETWORK_ERRORS, explain, leaf, tell
 from tarot_p2p.cli.lan import CodeRefused, choose_table
 from tarot_p2p.cli.player import add_ui_options, human_policy, remember_page, with_page
+from tarot_p2p.crypto.shuffle import build_tables_on_use
 from tarot_p2p.files.game_record import rules_summary
 from tarot_p2p.files.profile import Profile, ProfileError, Ticket, default_root
-from tarot_p2p.files.tables_cache import load_tables
+from tarot_p2p.files.tables_cache import cache_file, load_tables, read_tables
 from tarot_p2p.meet.discovery import LanTable, find_channel
 from tarot_p2p.meet.lobby import LobbyError, clean_name
 from tarot_p2p.meet.offer import ask_host
@@ -79,6 +82,9 @@ def add_seat_options(p: argparse.ArgumentParser, default_name: str | None) -> No
     )
     p.add_argument("--verbose", action="store_true", help="log what is ignored and why")
 
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 DESCRIPTION = (
     "Take a seat at a table with the code the host gave you, and play in your browser (or "
@@ -312,9 +318,6 @@ async def _join(
     profile.save_ticket(files, ticket)
     remember_page(policy, files.directory)
     peer = resume_seat(files, identity)
-    # The fixed-base tables (about 2 s) are built before we sit: nobody's clock starts
-    # on a peer that is not ready.
-    await warm_up_crypto()
 
     async def reconnect() -> MessageLink:
         return await connect(code, identity)
@@ -369,6 +372,47 @@ async def warm_up_crypto() -> None:
     await trio.to_thread.run_sync(load_tables)
 
 
+async def warm_up_meanwhile() -> None:
+    """The shuffle's tables made ready as :func:`warm_up_crypto` does, but nobody waits for
+    them: until they are there, shuffles multiply without them (a shuffle takes a third to
+    a half longer, :func:`~tarot_p2p.crypto.shuffle.build_tables_on_use`).
+
+    Why: reading the cache takes a few tenths of a second, and a machine's first build
+    about two seconds of processor time (more on a busy machine), which a player would
+    otherwise wait through before his first card. The cache is read in a worker thread
+    (reading and hashing leave the game's threads run). A build, though, would hold
+    Python's lock and slow every seat of this program down as long as it lasts: it is made
+    by a program of its own at the lowest priority (``python -m
+    tarot_p2p.files.tables_cache``), which takes only processor time nobody else wants,
+    and read once it is saved. Run this in the nursery of the whole game
+    (:func:`warming_up`): cancelled, it stops that program."""
+    build_tables_on_use(False)
+    if await trio.to_thread.run_sync(read_tables):
+        return
+    folder = str(cache_file().parent)
+    builder = [sys.executable, "-m", "tarot_p2p.files.tables_cache", folder]
+    try:
+        await trio.run_process(builder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        log.info("the shuffle's tables were not built: %s", exc)
+        return  # the shuffles go on without them
+    await trio.to_thread.run_sync(read_tables)
+
+
+async def warming_up(main: Callable[..., Awaitable[T]], *args: object) -> T:
+    """``main(*args)`` while :func:`warm_up_meanwhile` makes the tables ready beside it
+    (stopped when ``main`` returns first; then shuffles build missing tables again, as
+    by default, for whatever this process runs next: a test, say)."""
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(warm_up_meanwhile)
+            result = await main(*args)
+            nursery.cancel_scope.cancel()
+    finally:
+        build_tables_on_use(True)
+    return result
+
+
 def run_joiner(
     args: argparse.Namespace, policy: Policy, *, show: bool, found: Invitation | None = None
 ) -> int:
@@ -399,7 +443,9 @@ def run_joiner(
         table = table_folder(profile, profile.identity(), target)
     except (JoinCodeError, LobbyError, ValueError, ProfileError) as exc:
         return tell(exc)
-    main = with_page(policy, _join, args, profile, table, when_admitted=True)
+    main = with_page(
+        policy, functools.partial(warming_up, _join), args, profile, table, when_admitted=True
+    )
     return run_seat(main, target, name, policy, profile, timeouts, pinned, show, relay, found)
 
 

@@ -41,15 +41,34 @@ def point_to_bytes(p: Point) -> bytes:
 
 
 def point_from_bytes(data: bytes) -> Point:
-    """Parse a compressed point; rejects wrong length, bad prefix, x not on the curve."""
-    if len(data) != POINT_BYTES or data[0] not in (2, 3):
+    """Parse a compressed point; rejects wrong length, bad prefix, x not on the curve.
+
+    Points parsed before in this process come from memory (:data:`_PARSED`): the host's
+    house bots and the host parse the same decks (two points a card, four shuffles a
+    deal) from the same bytes, and decompressing a point costs a square root."""
+    key = bytes(data)
+    known = _PARSED.get(key)
+    if known is not None:
+        return known
+    if len(key) != POINT_BYTES or key[0] not in (2, 3):
         raise GroupError("a point is 33 bytes, compressed SEC1")
-    if int.from_bytes(data[1:], "big") >= FIELD_P:
+    if int.from_bytes(key[1:], "big") >= FIELD_P:
         raise GroupError("point x-coordinate out of range")
     try:
-        return PublicKey(bytes(data))
+        point = PublicKey(key)
     except ValueError:
         raise GroupError("point is not on secp256k1") from None
+    if len(_PARSED) >= PARSED_KEPT:
+        _PARSED.clear()  # (rarely: a few deals' worth of points)
+    _PARSED[key] = point
+    return point
+
+
+PARSED_KEPT: Final = 8192
+"""Points :func:`point_from_bytes` keeps, by their exact 33 bytes: only points that parsed
+(nothing refused is remembered), shared by every peer of the process. A point is never
+changed in place here (every operation makes a new one), so sharing one is safe."""
+_PARSED: dict[bytes, Point] = {}
 
 
 def scalar_to_bytes(k: Scalar) -> bytes:

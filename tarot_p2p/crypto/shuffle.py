@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -57,7 +57,7 @@ from tarot_p2p.crypto.group import (
     scalar_from_bytes,
     scalar_to_bytes,
 )
-from tarot_p2p.crypto.multiexp import FixedBase, encode_points, linear_combination
+from tarot_p2p.crypto.multiexp import FixedBase, VariableBase, encode_points, linear_combination
 from tarot_p2p.crypto.randomness import RandomSource
 
 MIN_CARDS: Final = 2
@@ -74,43 +74,72 @@ def commitment_generator(j: int) -> Point:
     The same ``H_j`` serve every deck length ``N`` (a proof for ``N`` cards uses
     ``H_0..H_{N-1}``), so a subset shuffle needs no generators of its own.
     """
-    return _generator_table(j).point
+    if not 0 <= j < MAX_CARDS:
+        raise ValueError("generator index out of range")
+    return _generator_point(j)
 
 
-def precompute_tables(n: int = MAX_CARDS) -> None:
+@functools.cache
+def _generator_point(j: int) -> Point:
+    return hash_to_point(GENERATOR_DST, j.to_bytes(2, "big"))
+
+
+def precompute_tables(n: int = MAX_CARDS, between: Callable[[], None] | None = None) -> None:
     """Build now the tables a shuffle of ``n`` cards needs (about 2 s and 40 MiB for 78).
 
     Why: they are otherwise built on the first shuffle or verification, which then takes
     that much longer; a client can call this ahead of time, e.g. in a worker thread while
     the table fills, or take them from a cache of its own (:func:`export_tables`).
+    ``between`` is called before each table (a worker thread's caller may stop it there).
     """
-    _base_table()
-    for j in range(n):
-        _generator_table(j)
+    for j in range(-1, n):
+        if between is not None:
+            between()
+        if j < 0:
+            _base_table()
+        else:
+            _build_generator_table(j)
+
+
+def build_tables_on_use(on: bool) -> None:
+    """Whether a shuffle builds a generator's missing table itself (the default).
+
+    Why: a program that reads the tables from its cache, or builds them, in the background
+    (:mod:`tarot_p2p.files.tables_cache`) turns this off, so that a shuffle needed
+    meanwhile does not wait for them: it multiplies the generators without tables
+    (:class:`~tarot_p2p.crypto.multiexp.VariableBase`: a shuffle takes a third to a half
+    longer)
+    until they are there. G's table (one, about 25 ms) is built on first use either way.
+    """
+    global _BUILD_ON_USE
+    _BUILD_ON_USE = on
 
 
 TABLES_BYTES: Final = (MAX_CARDS + 1) * FixedBase.SIZE
 
 
-def export_tables() -> bytes:
+def export_tables(between: Callable[[], None] | None = None) -> bytes:
     """Every table (G's, then ``H_0..H_77``'s), built if needed, for a local cache: the
-    bytes are libsecp256k1's internal form, valid for this library build only."""
-    precompute_tables()
-    return b"".join(t.to_bytes() for t in [_base_table(), *map(_generator_table, range(MAX_CARDS))])
+    bytes are libsecp256k1's internal form, valid for this library build only.
+    ``between``: as for :func:`precompute_tables`."""
+    precompute_tables(between=between)
+    tables = [_base_table(), *map(_build_generator_table, range(MAX_CARDS))]
+    return b"".join(t.to_bytes() for t in tables)
 
 
-def import_tables(data: bytes, checks: int = 4) -> None:
+def import_tables(data: bytes | memoryview, checks: int = 4, digest: bytes | None = None) -> None:
     """Take the tables from a cache written by :func:`export_tables`.
 
     The cache is not trusted: each table must hold ``checks`` entries recomputed here (at
     positions drawn from the data's hash, so a table edited in a few places rarely passes),
     and the bases are the protocol's own. Raises ``GroupError`` or ``ValueError`` and keeps
-    nothing when a check fails."""
+    nothing when a check fails. ``digest``: the data's SHA-256, when the caller has just
+    checked it (hashing 40 MiB again costs tens of milliseconds)."""
     if len(data) != TABLES_BYTES:
         raise ValueError("the tables cache has the wrong size")
-    seed = hashlib.sha256(data).digest()
+    seed = digest if digest is not None else hashlib.sha256(data).digest()
     positions = [(seed[2 * i] % 32, 1 + seed[2 * i + 1] % 255) for i in range(checks)]
-    points = [G, *(hash_to_point(GENERATOR_DST, j.to_bytes(2, "big")) for j in range(MAX_CARDS))]
+    points = [G, *map(_generator_point, range(MAX_CARDS))]
     size = FixedBase.SIZE
     tables = [
         FixedBase.from_bytes(p, data[i * size : (i + 1) * size], [(0, 1), (31, 255), *positions])
@@ -122,15 +151,28 @@ def import_tables(data: bytes, checks: int = 4) -> None:
 
 
 _TABLES: dict[int, FixedBase] = {}
-"""Tables by generator index (``-1``: the base point G), built on first use."""
+"""Tables by generator index (``-1``: the base point G), built on first use. A table goes
+in whole (built or checked first), so a shuffle in another thread sees it or not."""
+_BUILD_ON_USE = True
+"""See :func:`build_tables_on_use`."""
 
 
-def _generator_table(j: int) -> FixedBase:
+def _generator_table(j: int) -> FixedBase | VariableBase:
+    """``H_j``'s table, or its stand-in while the tables come (:func:`build_tables_on_use`)."""
+    table = _TABLES.get(j)
+    if table is not None:
+        return table
+    if _BUILD_ON_USE:
+        return _build_generator_table(j)
+    return VariableBase(_generator_point(j))
+
+
+def _build_generator_table(j: int) -> FixedBase:
     if not 0 <= j < MAX_CARDS:
         raise ValueError("generator index out of range")
     table = _TABLES.get(j)
     if table is None:
-        table = _TABLES[j] = FixedBase(hash_to_point(GENERATOR_DST, j.to_bytes(2, "big")))
+        table = _TABLES[j] = FixedBase(_generator_point(j))
     return table
 
 
@@ -143,7 +185,7 @@ def _base_table() -> FixedBase:
 
 @functools.cache
 def _minus_generator_sum(n: int) -> Point:
-    return neg(linear_combination([], [], [_generator_table(j).point for j in range(n)]))
+    return neg(linear_combination([], [], [_generator_point(j) for j in range(n)]))
 
 
 def proof_size(n: int) -> int:

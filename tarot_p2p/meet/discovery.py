@@ -32,20 +32,13 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 import ifaddr
 import trio
-from zeroconf import (
-    Error as ZeroconfError,
-)
-from zeroconf import (
-    InterfaceChoice,
-    IPVersion,
-    ServiceBrowser,
-    ServiceInfo,
-    ServiceStateChange,
-    Zeroconf,
-)
+
+if TYPE_CHECKING:
+    from zeroconf import InterfaceChoice, ServiceInfo, ServiceStateChange, Zeroconf
 
 from tarot_p2p.net.hello import MAX_CHANNEL
 from tarot_p2p.protocol.identity import FINGERPRINT_LEN
@@ -67,8 +60,17 @@ _DECIMAL = re.compile(r"[1-9][0-9]{0,3}")
 _SEATED = re.compile(r"([1-9])/([1-9])")
 _FINGERPRINT = re.compile(f"[0-9a-f]{{{2 * FINGERPRINT_LEN}}}")
 
-LAN_ERRORS = (ZeroconfError, OSError, RuntimeError)
-"""What a machine without a usable network (no multicast, no interface) raises here."""
+
+def _lan_errors() -> tuple[type[BaseException], ...]:
+    """What a machine without a usable network (no multicast, no interface) raises here.
+
+    (zeroconf is imported where it is first used, here and below, not with this module:
+    it brings asyncio and takes about a tenth of a second of processor time to import,
+    which a host whose seats are all taken, ``host --bots N``, or a joiner with a long
+    code never needs before his first card.)"""
+    from zeroconf import Error
+
+    return (Error, OSError, RuntimeError)
 
 
 class LanUnavailable(Exception):
@@ -293,11 +295,13 @@ def look_alikes(table: LanTable, tables: Iterable[LanTable]) -> list[LanTable]:
 @asynccontextmanager
 async def _zeroconf(interfaces: list[str] | InterfaceChoice) -> AsyncIterator[Zeroconf]:
     """A zeroconf instance (its thread started) closed on the way out, whatever happens."""
+    from zeroconf import IPVersion, Zeroconf
+
     try:
         zc = await trio.to_thread.run_sync(
             partial(Zeroconf, interfaces=interfaces, ip_version=IPVersion.V4Only)
         )
-    except LAN_ERRORS as exc:
+    except _lan_errors() as exc:
         log.info("lan: zeroconf cannot start: %r", exc)
         raise LanUnavailable(
             "this computer's network does not let programs find each other"
@@ -345,13 +349,15 @@ class Announcement:
             info = _service_info(self._info.name, self._table)
             try:
                 await trio.to_thread.run_sync(self._zc.update_service, info)
-            except LAN_ERRORS as exc:
+            except _lan_errors() as exc:
                 log.info("lan: could not update the announcement: %s", exc)
             else:
                 self._info = info
 
 
 def _service_info(name: str, table: LanTable) -> ServiceInfo:
+    from zeroconf import ServiceInfo
+
     return ServiceInfo(
         SERVICE_TYPE,
         name,
@@ -373,7 +379,7 @@ async def announce(table: LanTable) -> AsyncIterator[Announcement]:
             await trio.to_thread.run_sync(
                 partial(zc.register_service, info, allow_name_change=True)
             )
-        except LAN_ERRORS as exc:
+        except _lan_errors() as exc:
             log.info("lan: zeroconf cannot register: %r", exc)
             raise LanUnavailable("your table could not be announced on your network") from exc
         announcement = Announcement(zc, info, table)
@@ -385,7 +391,7 @@ async def announce(table: LanTable) -> AsyncIterator[Announcement]:
                 nursery.cancel_scope.cancel()
 
 
-Change = tuple[str, ServiceStateChange]
+Change = tuple[str, "ServiceStateChange"]
 
 
 async def _scan(
@@ -403,9 +409,11 @@ async def _scan(
         # zeroconf's browser thread: only the thread-safe queue is touched here.
         changes.put((name, state_change))
 
+    import zeroconf as lib
+
     with trio.move_on_after(timeout):
-        async with _zeroconf(InterfaceChoice.All) as zc:
-            browser = ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_change])
+        async with _zeroconf(lib.InterfaceChoice.All) as zc:
+            browser = lib.ServiceBrowser(zc, SERVICE_TYPE, handlers=[on_change])
             try:
                 while not enough(found):
                     # Abandoned on cancel: the thread touches only the queue, and the
@@ -415,19 +423,19 @@ async def _scan(
                         break
                     name, state = change
                     found.pop(name, None)
-                    if state is ServiceStateChange.Removed:
+                    if state is lib.ServiceStateChange.Removed:
                         continue
                     try:
                         info = await trio.to_thread.run_sync(
                             zc.get_service_info, SERVICE_TYPE, name, RESOLVE_MS
                         )
-                    except ZeroconfError as exc:  # a stranger's name zeroconf cannot use
+                    except lib.Error as exc:  # a stranger's name zeroconf cannot use
                         log.info("lan: skipped %r: %r", name, exc)
                         continue
                     if info is None:
                         continue
                     table = read_txt(
-                        info.properties, info.parsed_addresses(IPVersion.V4Only), info.port
+                        info.properties, info.parsed_addresses(lib.IPVersion.V4Only), info.port
                     )
                     if table is not None:
                         found[name] = replace(

@@ -33,18 +33,19 @@ import hmac
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-from spake2 import SPAKE2_A, SPAKE2_B
-from spake2.ed25519_basic import NotOnCurve
-from spake2.spake2 import SPAKEError
 
 from tarot_p2p.meet.words import ShortCode
 from tarot_p2p.net.joincode import JoinCode, JoinCodeError
 from tarot_p2p.protocol.codec import Bytes, DecodeError, Limits, Schema, Text, decode, encode
 from tarot_p2p.protocol.identity import fingerprint
+
+if TYPE_CHECKING:
+    from spake2 import SPAKE2_A, SPAKE2_B
 
 JOINER_ID = b"tarot-p2p/joiner"
 HOST_ID = b"tarot-p2p/host"
@@ -141,7 +142,15 @@ def _read(data: bytes, *kinds: str) -> tuple[str, object]:
         raise RendezvousError(f"bad rendezvous message: {exc}") from exc
 
 
+# _spake2: the SPAKE2 library is imported where an exchange starts, not with this module:
+# it takes about 50 ms of processor time to import, which a host whose seats are all
+# taken (``host --bots N``) or a joiner with a long code never needs.
+
+
 def _finish(side: SPAKE2_A | SPAKE2_B, inbound: bytes) -> bytes:
+    from spake2.ed25519_basic import NotOnCurve
+    from spake2.spake2 import SPAKEError
+
     try:
         key: bytes = side.finish(inbound)
     except (SPAKEError, NotOnCurve, ValueError, AssertionError) as exc:
@@ -161,6 +170,8 @@ class JoinerExchange:
     """The joiner's side: ``start``, ``read_reply``, ``read_table``, in that order."""
 
     def __init__(self, code: ShortCode, entropy: Entropy = os.urandom) -> None:
+        from spake2 import SPAKE2_A  # (imported when used: see _spake2)
+
         self._spake = SPAKE2_A(code.password(), idA=JOINER_ID, idB=HOST_ID, entropy_f=entropy)
         self._a = b""
         self._seal = b""
@@ -196,6 +207,8 @@ class HostExchange:
     def __init__(
         self, code: ShortCode, invitation: Invitation, entropy: Entropy = os.urandom
     ) -> None:
+        from spake2 import SPAKE2_B  # (imported when used: see _spake2)
+
         self._spake = SPAKE2_B(code.password(), idA=JOINER_ID, idB=HOST_ID, entropy_f=entropy)
         self._invitation = invitation
         self._expected = b""

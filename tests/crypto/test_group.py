@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tarot_p2p.crypto import group
 from tarot_p2p.crypto.elgamal import Ciphertext, card_point, encrypt
 from tarot_p2p.crypto.errors import CryptoError, GroupError
 from tarot_p2p.crypto.group import (
@@ -52,6 +53,32 @@ def _off_curve_x() -> bytes:
 def test_bad_points_rejected(data: bytes) -> None:
     with pytest.raises(GroupError):
         point_from_bytes(data)
+
+
+@pytest.mark.parametrize("data", [_off_curve_x(), b"\x02" + FIELD_P.to_bytes(32, "big")])
+def test_bad_points_stay_rejected_when_parsed_again(data: bytes) -> None:
+    """Only points that parsed are remembered (the house bots parse what the host did)."""
+    for _ in range(2):
+        with pytest.raises(GroupError):
+            point_from_bytes(data)
+    assert data not in group._PARSED
+
+
+def test_a_remembered_point_is_the_point_of_its_bytes() -> None:
+    data = point_to_bytes(base_mul(424242))
+    first = point_from_bytes(bytearray(data))  # any bytes-like input, one key
+    assert point_from_bytes(data) is first
+    assert point_to_bytes(first) == data and points_equal(first, base_mul(424242))
+    group._PARSED.clear()
+    again = point_from_bytes(data)
+    assert again is not first and points_equal(again, first)
+
+
+def test_the_remembered_points_are_bounded() -> None:
+    group._PARSED.clear()
+    for k in range(1, group.PARSED_KEPT + 2):
+        point_from_bytes(point_to_bytes(base_mul(k)))
+    assert 0 < len(group._PARSED) <= group.PARSED_KEPT
 
 
 def test_uncompressed_encoding_of_valid_point_rejected() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from tarot_p2p.cli.house_bots import bot_names
 from tarot_p2p.cli.main import build_parser
+from tarot_p2p.files.profile import HISTORY_FILE
 from tests.seat.test_resume_processes import LIMIT, Program, start_relay, wait_for
 
 
@@ -28,6 +29,10 @@ def test_a_game_with_house_bots_only(tmp_path: Path, capsys: pytest.CaptureFixtu
     transcripts = sorted(tmp_path.rglob("transcript.tp2p"))
     assert len(transcripts) == 4  # the host's and each bot's own
     assert len({t.read_bytes() for t in transcripts}) == 1
+    # The player's history has the game; the house bots keep none (nobody reads them, and
+    # the seat after the dealer would wait for its database before its first key).
+    assert (tmp_path / HISTORY_FILE).exists()
+    assert not list((tmp_path / "house-bots").rglob(HISTORY_FILE + "*"))
 
 
 def test_the_host_is_named_by_login_like_a_joiner(

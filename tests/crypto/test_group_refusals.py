@@ -9,6 +9,8 @@ called, and refusals that no longer say what went wrong.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from tarot_p2p.crypto.errors import GroupError
@@ -95,3 +97,20 @@ def test_the_identity_is_refused_in_words() -> None:
             make()
     with pytest.raises(GroupError, match=r"^empty sum$"):
         sum_points([])
+
+
+def test_mul_add_base_on_points_with_x_at_and_above_order() -> None:
+    # The first point with x >= ORDER has x = ORDER exactly (r = 0: the fallback branch);
+    # the recovery-id path for x > ORDER needs the next one, with even and odd y.
+    found = []
+    x = ORDER
+    while len(found) < 2:
+        with contextlib.suppress(GroupError):
+            found.append(point_from_bytes(b"\x02" + x.to_bytes(32, "big")))
+        x += 1
+    at_order, above = found
+    assert point_from_bytes(b"\x02" + ORDER.to_bytes(32, "big")) == at_order
+    for p in (at_order, above, neg(above)):
+        for k, t in ((1, 0), (7, 11), (ORDER - 1, ORDER - 2)):
+            expected = sum_points([mul(p, k), base_mul(t)]) if t else mul(p, k)
+            assert points_equal(mul_add_base(p, k, t), expected)

@@ -250,6 +250,8 @@ class HandEnded:
     scores: tuple[int, ...]
     absent: int | None = None
     """The seat whose hand the stand-in finished (it did not sign the scores)."""
+    absent_in: Phase | None = None
+    """The phase ``absent`` was silent in (what it was awaited for when claimed absent)."""
 
 
 Event = Opened | EngineAction | HandOpened | ChienShown | SeatsDrawn | HandEnded
@@ -322,6 +324,9 @@ class HandMachine:
         self.abandoned: int | None = None
         """The seat that all the others claimed absent (``abandon``): the stand-in plays its
         hand from then on, and it signs no score."""
+        self.abandoned_in: Phase | None = None
+        """The phase the abandon interrupted: what the absent seat was awaited for. Kept
+        from the transcript itself, so a program started again later says the same."""
         self.audit: AuditReport | None = None
         self.exposed: Violation | None = None
         """Set when an accepted message proved an earlier one false (phase ABORTED)."""
@@ -477,7 +482,9 @@ class HandMachine:
             self._final_count()
         elif self.phase is Phase.SCORE:
             assert self.scores is not None
-            events.append(HandEnded(self.hand, self.void, self.scores, self.abandoned))
+            events.append(
+                HandEnded(self.hand, self.void, self.scores, self.abandoned, self.abandoned_in)
+            )
         nxt = NEXT.get(self.phase)
         self._enter(nxt if nxt is not None else self._branch(events), events)
 
@@ -521,6 +528,7 @@ class HandMachine:
         if len(msg.claims) != self.seats - 1:
             raise Violation(f"an abandon carries {self.seats - 1} claims")
         absent = self.abandoned = msg.seat
+        self.abandoned_in = self.phase
         events: list[Event] = []
         if self.phase in (Phase.KEYS, Phase.ESCROW):
             key = absent_key(self.table_id, self.hand, absent)

@@ -179,11 +179,8 @@ class Story:
         self.coming_back: set[int] = set()
         """Seats that asked for the records they missed (reconnecting) since the last
         message: waiting for one of them says so."""
-        self._awaited: tuple[int, Phase] | None = None
-        """(hand, phase) as the last message left it: where a seat then went silent."""
-        self.stood_in: dict[int, tuple[int, Phase | None]] = {}
-        """Hands whose absent seat the stand-in plays: hand -> (seat, the phase it was
-        silent in, when this story saw it)."""
+        self.stood_in: set[int] = set()
+        """Hands whose absent seat the stand-in plays, once the log said so."""
         self.unheard: set[int] = set()
         """Hands in which the table told us our own messages were not getting through."""
 
@@ -221,20 +218,17 @@ class Story:
         if hand.audit is not None and engine is not None:
             self._audit = (hand.hand, hand.audit, engine)
         self._tell_stand_in(peer)
-        self._awaited = (hand.hand, hand.phase)
         self._tell_tricks(peer)
         self._tell_partner(peer)
 
     def _tell_stand_in(self, peer: Peer) -> None:
         """The first message after a seat was claimed absent: the log says the stand-in
-        takes its hand (and what it was silent at, for the score panel)."""
+        takes its hand."""
         hand = peer.hand
         absent = hand.abandoned
         if absent is None or hand.hand in self.stood_in:
             return
-        awaited = self._awaited
-        phase = awaited[1] if awaited is not None and awaited[0] == hand.hand else None
-        self.stood_in[hand.hand] = (absent, phase)
+        self.stood_in.add(hand.hand)
         w = self.words
         if absent == peer.seat:
             self.log.append(w("stand_in_log_you"))
@@ -294,7 +288,7 @@ class Story:
         if ended.absent is not None:
             # The hand was played out by the stand-in and scored as played: the whole
             # panel, and above it who was away, why, and what that means.
-            panel["stand_in"] = self.stand_in_text(peer, ended.hand, ended.absent)
+            panel["stand_in"] = self.stand_in_text(peer, ended)
             mine = ended.absent == peer.seat
             panel["stand_in_title"] = (
                 w("abandon_title_you") if mine else w("abandon_title", name=names[ended.absent])
@@ -352,16 +346,20 @@ class Story:
         panel["rows"] = [{"label": k, "value": v} for k, v in rows]
         return panel
 
-    def stand_in_text(self, peer: Peer, hand: int, absent: int) -> str:
-        """Why ``absent``'s hand was played by the stand-in, in plain words: silent for the
-        forfeit time at its turn to do what, or (ours) messages lost at the hub."""
+    def stand_in_text(self, peer: Peer, ended: HandEnded) -> str:
+        """Why the absent seat's hand was played by the stand-in, in plain words: silent
+        for the forfeit time at its turn to do what, or (ours) messages lost at the hub.
+
+        What it was awaited for is the phase the abandon record interrupted, which the
+        table keeps from the transcript: the same words whether this program followed the
+        hand throughout or was started again after the abandon (its story then empty)."""
         w = self.words
-        seen = self.stood_in.get(hand)
-        phase = seen[1] if seen is not None and seen[0] == absent else None
+        absent, hand = ended.absent, ended.hand
+        assert absent is not None
         mine = absent == peer.seat
         values = {
             "time": w.duration(peer.config.forfeit_after),
-            "what": what_words(w, phase, mine),
+            "what": what_words(w, ended.absent_in, mine),
         }
         if not mine:
             return w("stand_in_other", name=peer.names[absent], **values)

@@ -8,12 +8,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
 from tarot_p2p.cli.bot import BotPolicy
-from tarot_p2p.protocol.peer import Peer, PeerEvent
+from tarot_p2p.protocol.peer import Peer, PeerEvent, read_setup
 from tarot_p2p.protocol.table import HandEnded, Phase
+from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.audit import AuditReport
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
@@ -22,6 +24,7 @@ from tarot_p2p.seat.runner import Decision
 from tarot_p2p.ui.i18n import Words
 from tarot_p2p.ui.policy import BrowserPolicy
 from tarot_p2p.ui.view import Story, build_view, lobby_view
+from tests.protocol.table_vectors import VECTOR_DIR
 from tests.seat.test_runner import play_local
 
 CONFIG = TableConfig(players=4)
@@ -185,3 +188,44 @@ async def test_the_absent_player_is_told_his_hand_was_played_by_the_stand_in_and
     seen = view_of(other)["result"]
     assert seen["stand_in"].startswith(f"{name} n'a rien envoyé pendant 5 min quand c'était à")
     assert seen["stand_in_title"] == f"{name} est resté silencieux : le remplaçant a joué sa main"
+
+
+@pytest.mark.parametrize(
+    ("vector", "absent", "what"),
+    [
+        ("table_abandon_4", 1, "bid"),
+        ("table_abandon_after_bid_4", 2, "bid"),
+        ("table_stand_in_4", 1, "play"),
+    ],
+)
+@pytest.mark.parametrize("restarted_after", [None, 1, -1])
+def test_what_the_absent_seat_was_awaited_for_comes_from_the_transcript(
+    vector: str, absent: int, what: str, restarted_after: int | None
+) -> None:
+    """The score panel says what the silent seat was awaited for ("to bid") from the
+    transcript alone: the same whether the page followed the hand throughout (``None``),
+    or its program was started again with an empty story one record after the abandon, or
+    just before the record that ends the hand — never "to speak", and no live notice."""
+    data = (VECTOR_DIR / f"{vector}.tp2p").read_bytes()
+    meta = json.loads((VECTOR_DIR / f"{vector}.json").read_text())
+    frames = read_frames(data)
+    config, roster, names = read_setup(frames.records[0], frames.table_id)
+    peer = Peer(config, frames.table_id, roster, names)
+    records = frames.records
+    start = 0
+    if restarted_after == 1:
+        start = meta["abandon"]["record"] + 1  # numbered from 1: the record after it
+    elif restarted_after == -1:
+        start = len(records) - 1
+    for wire in records[:start]:
+        peer.receive(wire)
+    story = Story(Words("en"))
+    for wire in records[start:]:
+        story.record(peer, peer.receive(wire))
+    assert story.notice is None
+    result = story.result
+    assert result is not None and result["hand"] == 1
+    name = peer.names[absent]
+    assert result["stand_in_title"].startswith(name)
+    assert result["stand_in"].startswith(f"{name} sent nothing for ")
+    assert f" when it was their turn to {what}: the stand-in" in result["stand_in"]

@@ -7,6 +7,7 @@ each test here fails when the check it names is weakened or moved by one."""
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import sys
 from pathlib import Path
@@ -20,9 +21,21 @@ from wsproto.events import AcceptConnection, Request
 
 from tarot_p2p.ui import server as page_server
 from tarot_p2p.ui.entry import PageMemory
-from tarot_p2p.ui.server import MAX_BODY, MAX_HEAD, MAX_MESSAGE, PageServer
+from tarot_p2p.ui.server import (
+    BURST,
+    HTML,
+    MAX_BODY,
+    MAX_DISCARD,
+    MAX_HEAD,
+    MAX_MESSAGE,
+    MAX_STRIKES,
+    STATIC,
+    PageServer,
+)
 
 from .page_client import (
+    BINARY,
+    CLOSE,
     PING,
     FakeTable,
     Served,
@@ -299,3 +312,135 @@ async def test_a_click_sent_with_the_handshake_is_taken(tmp_path: Path) -> None:
         await taken(s, 1)
         assert s.table.taken == [CLICK]
         await stream.aclose()
+
+
+async def page(s: Served) -> Socket:
+    sock = await open_socket(s.port, cookie=await s.cookie())
+    assert isinstance(sock, Socket)
+    await sock.until(3)  # the proof key, the hello and the view
+    return sock
+
+
+def errors(sock: Socket) -> int:
+    return len([m for m in sock.messages if m.get("type") == "error"])
+
+
+async def test_a_ping_flood_is_refused_then_closed(tmp_path: Path) -> None:
+    async with served(tmp_path) as s:
+        sock = await page(s)
+        await sock.send(frame(PING, b"hi") * (BURST + MAX_STRIKES))
+        await sock.to_the_end()
+        assert errors(sock) == MAX_STRIKES and sock.closed == 1008
+
+
+async def test_nothing_is_taken_after_the_server_closed(tmp_path: Path) -> None:
+    async with served(tmp_path) as s:
+        sock = await page(s)
+        await sock.send(text("not json") * MAX_STRIKES + text(CLICK))
+        await sock.to_the_end()
+        assert sock.closed == 1008 and not s.table.taken
+        sock = await page(s)
+        await sock.send(frame(BINARY, b"x" * (MAX_DISCARD + 10)) + text(CLICK))
+        await sock.to_the_end()
+        assert sock.closed == 1009 and not s.table.taken
+
+
+async def test_a_message_of_the_discard_limit_is_refused_not_closed(tmp_path: Path) -> None:
+    async with served(tmp_path) as s:
+        sock = await page(s)
+        await sock.send(frame(BINARY, b"x" * MAX_DISCARD))
+        await sock.send(text(CLICK))
+        await taken(s, 1)
+        await sock.until(4)
+        assert errors(sock) == 1 and sock.closed is None
+        await sock.aclose()
+
+
+async def test_a_close_is_answered_and_a_broken_frame_closed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="tarot_p2p.ui.server")
+    async with served(tmp_path) as s:
+        sock = await page(s)
+        await sock.send(frame(CLOSE, (1000).to_bytes(2, "big")))
+        await sock.to_the_end()
+        assert sock.closed == 1000
+        sock = await page(s)
+        await sock.send(frame(0x3, b"reserved opcode"))
+        await sock.to_the_end()
+        assert sock.closed == 1002
+        await trio.sleep(0.05)
+    assert "a connection failed" not in caplog.text
+
+
+async def test_the_pages_open_are_counted(tmp_path: Path) -> None:
+    async with served(tmp_path) as s:
+        assert s.server.pages == 0
+        first, second = await page(s), await page(s)
+        assert s.server.pages == 2 and s.table.pages == 2
+        for left, sock in ((1, first), (0, second)):
+            await sock.to_the_end()
+            with trio.fail_after(5):
+                while s.server.pages != left:
+                    await trio.sleep(0.01)
+            assert s.table.pages == left
+
+
+class Versions(FakeTable):
+    """A table whose view changes when the test says (as the browser policy's does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.version = 1
+        self.event = trio.Event()
+
+    def current(self) -> tuple[int, str]:
+        return self.version, json.dumps({"type": "view", "view": self.version})
+
+    async def changed(self, version: int) -> None:
+        while self.version == version:
+            await self.event.wait()
+
+    def bump(self) -> None:
+        self.version += 1
+        self.event.set()
+        self.event = trio.Event()
+
+
+async def test_each_view_is_sent_once(tmp_path: Path) -> None:
+    async with served(tmp_path) as s:
+        table = Versions()
+        s.server.table = table
+        sock = await page(s)
+
+        async def views() -> list[Any]:
+            with trio.move_on_after(0.3):
+                while await sock.pump():
+                    pass
+            return [m["view"] for m in sock.messages if m.get("type") == "view"]
+
+        assert await views() == [1]
+        table.bump()
+        assert await views() == [1, 2]
+        await sock.aclose()
+
+
+async def test_each_file_has_its_type(tmp_path: Path) -> None:
+    async with served(tmp_path) as s:
+        door = await http(s.port, "GET", "/")
+        assert door.status == 403 and door.headers[b"content-type"] == HTML.encode()
+        assert b'<html lang="en">' in door.body
+        cookie = await s.cookie()
+        for path, kind in (
+            ("/", HTML),
+            ("/table.js", STATIC["table.js"]),
+            ("/table.css", STATIC["table.css"]),
+            ("/door.js", STATIC["table.js"]),
+        ):
+            got = await http(s.port, "GET", path, cookie=cookie)
+            assert got.status == 200 and got.headers[b"content-type"] == kind.encode(), path
+        got = await http(s.port, "GET", "/transcript.tp2p", cookie=cookie)
+        assert got.headers[b"content-type"] == b"application/octet-stream"
+        disposition = b'attachment; filename="transcript.tp2p"'
+        assert got.headers[b"content-disposition"] == disposition
+        assert got.body == b"TP2P-transcript"

@@ -28,6 +28,7 @@ from tarot_p2p.rules.actions import BIDS, PASS
 from tarot_p2p.rules.actions import decode as decode_action
 from tarot_p2p.rules.sheet import LineKind
 from tarot_p2p.seat.runner import Policy, Timeouts
+from tests.net.links import PassThrough
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
@@ -48,20 +49,17 @@ Plan = Callable[[int, bytes, int], list[tuple[float, bytes]]]
 a list of (delay in seconds, bytes); empty to drop it."""
 
 
-class RelayedLink:
+class RelayedLink(PassThrough):
     """A member's link as a misbehaving hub serves it: sends go through, receives are
     rewritten by ``plan``."""
 
     def __init__(self, inner: MessageLink, member: int, plan: Plan) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.member = member
         self.plan = plan
         self.offered = 0
         self.held: list[tuple[float, int, bytes]] = []
         self._order = 0
-
-    async def send(self, message: bytes) -> None:
-        await self.inner.send(message)
 
     async def receive(self) -> bytes:
         while True:
@@ -79,9 +77,6 @@ class RelayedLink:
                 self._order += 1
                 self.held.append((trio.current_time() + delay, self._order, data))
             self.offered += 1
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def honest(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:

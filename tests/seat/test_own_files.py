@@ -40,6 +40,7 @@ from tarot_p2p.protocol.transcript import parse_file, read_frames
 from tarot_p2p.rules.config import Abandon
 from tarot_p2p.seat.runner import LOST_SECRET, Decision, Outcome, Policy, TableRunner
 from tarot_p2p.seat.session import resume_seat
+from tests.net.links import PassThrough
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
@@ -54,13 +55,13 @@ from tests.net.test_game import (
 from tests.seat.test_runner import SHORT, Crash, play_local
 
 
-class ForgedAbandon:
+class ForgedAbandon(PassThrough):
     """A member's link that, as hand 2 starts, first sends an abandon it signed for the slot
     of the victim's own message in hand 1, carrying junk claims: a message claiming to
     rewrite the victim's earlier records."""
 
     def __init__(self, inner: MessageLink, key: Ed25519PrivateKey, victim: bytes, mine: Path):
-        self.inner = inner
+        super().__init__(inner)
         self.key = key
         self.victim = victim
         self.mine = mine
@@ -105,12 +106,6 @@ class ForgedAbandon:
             await self.inner.send(self.forged)
         await self.inner.send(message)
 
-    async def receive(self) -> bytes:
-        return await self.inner.receive()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
 
 async def test_a_forged_abandon_shortens_no_file_and_names_its_signer(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
@@ -151,13 +146,13 @@ async def test_a_forged_abandon_shortens_no_file_and_names_its_signer(
     assert sizes[0] == sizes[1] and sizes[0] > 20
 
 
-class AskingAgain:
+class AskingAgain(PassThrough):
     """A member's link that also sends, every ``every`` seconds, a sync request signed by
     its key claiming one record with a wrong digest: each honest peer would answer it with
     the transcript's first records (issue 17's amplification)."""
 
     def __init__(self, inner: MessageLink, key: Ed25519PrivateKey, member: int, every: float):
-        self.inner = inner
+        super().__init__(inner)
         self.key = key
         self.member = member
         self.every = every
@@ -168,9 +163,6 @@ class AskingAgain:
         payload = encode({"d": bytes(32), "k": "sync", "m": self.member, "n": 1, "t": TABLE_ID})
         return encode([payload, self.key.sign(SYNC_DOMAIN + payload)])
 
-    async def send(self, message: bytes) -> None:
-        await self.inner.send(message)
-
     async def receive(self) -> bytes:
         while True:
             now = trio.current_time()
@@ -180,9 +172,6 @@ class AskingAgain:
                 await self.inner.send(self._request())
             with trio.move_on_at(self._next):
                 return await self.inner.receive()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def play_asked(tmp_path: Path, every: float | None) -> tuple[int, int, int]:

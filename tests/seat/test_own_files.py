@@ -44,11 +44,10 @@ from tests.net.links import PassThrough
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
-    Game,
-    Seat,
     assert_agreement,
     identity,
     joined,
+    local_game,
     one_deal,
     sit,
 )
@@ -298,12 +297,7 @@ async def test_a_seat_resumed_from_a_backup_signs_no_slot_twice(
     victim = SeatFiles.for_table(tmp_path, TABLE_ID, keys[1].public_key().public_bytes_raw())
     crashing = BackupThenCrash(victim.transcript, backup=3, crash=6)
     policies: list[Policy] = [BotPolicy(0), crashing, BotPolicy(2)]
-    game = Game(
-        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
-        hub,
-        None,
-        None,
-    )
+    game = local_game(keys, policies, hub)
     config = replace(one_deal(3), game_length=2)
     resumed: list[Outcome] = []
 
@@ -368,12 +362,7 @@ async def test_a_seat_whose_backup_lacks_its_key_of_the_deal_stops_in_words_and_
     victim = SeatFiles.for_table(tmp_path, TABLE_ID, keys[1].public_key().public_bytes_raw())
     backup = BackupBeforeKey(victim)
     policies: list[Policy] = [BotPolicy(0), backup, BotPolicy(2)]
-    game = Game(
-        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
-        hub,
-        None,
-        None,
-    )
+    game = local_game(keys, policies, hub)
     config = replace(one_deal(3), game_length=3, abandon=Abandon.CONTINUE)
     runs: list[Outcome] = []
 

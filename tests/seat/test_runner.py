@@ -51,6 +51,7 @@ from tests.net.test_game import (
     assert_agreement,
     identity,
     joined,
+    local_game,
     one_deal,
     sit,
     tcp_hub,
@@ -134,12 +135,7 @@ async def play_local(
     ``i`` uses ``wrap(i, link)``."""
     keys = [identity(seed, i) for i in range(players)]
     hub = Hub(keys[0], TABLE_ID, SECRET)
-    game = Game(
-        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
-        hub,
-        None,
-        None,
-    )
+    game = local_game(keys, policies, hub)
 
     async def guarded(i: int) -> None:
         with contextlib.suppress(Crash):  # the crashed seat's files stay as they are

@@ -14,6 +14,7 @@ from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.protocol.envelope import open_envelope
+from tarot_p2p.protocol.errors import UnattributedMessage
 from tests.net.links import PassThrough
 from tests.net.test_game import TABLE_ID, assert_agreement, identity
 from tests.seat.test_runner import play_local
@@ -46,7 +47,7 @@ class Recording(PassThrough):
     async def send(self, message: bytes) -> None:
         try:
             env = open_envelope(message, table_id=TABLE_ID, roster=None)
-        except Exception:
+        except UnattributedMessage:
             env = None  # lobby and sync messages
         if env is not None and env.kind == "key":
             self.seen.at_key.setdefault(env.hand, sheet_lines(self.seen.sheet))

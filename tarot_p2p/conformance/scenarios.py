@@ -592,11 +592,6 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 """Every scenario, in the order the kit plays them."""
 
-CHECKED_ON_ARRIVAL = frozenset(
-    s.name for s in SCENARIOS if s.stage is not None and s.found_by == ARRIVAL
-)
-"""The cheat games a program decides by its checks of each message as it arrives."""
-
 
 def by_name(names: list[str] | None) -> list[Scenario]:
     """The scenarios named (all when ``None``); raises ``KeyError`` naming an unknown one."""

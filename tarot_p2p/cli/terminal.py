@@ -361,7 +361,8 @@ class TerminalPolicy:
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         said = self._said
         self._observe(peer, events)
-        self._ask_again(said)
+        if peer.hand.abandoned != peer.seat:  # else the stand-in answers: the question goes
+            self._ask_again(said)
 
     def _observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         stood = len(self.story.stood_in)

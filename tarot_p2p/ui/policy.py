@@ -64,6 +64,7 @@ LABELS: Final = (
     "chart",
     "connecting",
     "disconnected",
+    "over_closed",
     "chien",
     "ecart_shown",
     "waiting_table",

@@ -123,7 +123,10 @@
         return;
       }
       document.body.classList.add("offline");
-      $("status").textContent = hello ? hello.labels.disconnected : "…";
+      // After the game its program ends (the player left in another tab, or let it go):
+      // nothing to take back then.
+      const over = view && view.sheet && view.sheet.over;
+      $("status").textContent = hello ? hello.labels[over ? "over_closed" : "disconnected"] : "…";
       comeBack(1000);
     };
   }

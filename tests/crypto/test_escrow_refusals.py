@@ -15,6 +15,7 @@ from tarot_p2p.crypto.escrow import (
     SealedPiece,
     absent_key,
     check_escrow,
+    check_release,
     complaint_verdict,
     escrow_bytes,
     escrow_context,
@@ -137,3 +138,13 @@ def test_an_absent_key_is_the_hash_of_its_seat_and_never_zero() -> None:
     keys_ = {absent_key(TABLE, HAND, seat) for seat in range(5)}
     assert len(keys_) == 5 and all(0 < k < ORDER for k in keys_)
     assert absent_key(TABLE, HAND + 1, 0) not in keys_
+
+
+def test_a_released_multiple_of_the_order_is_refused_as_zero() -> None:
+    """``ORDER`` is zero as a scalar: it matches no commitment, a :class:`ProofError` that
+    blames the holder (not a :class:`GroupError` from multiplying by it)."""
+    _, big_es = keys(3)
+    escrow = make_escrow(5, escrow_context(TABLE, HAND, 0), big_es, DeterministicRandom(b"o"))
+    for value in (0, ORDER, 2 * ORDER):
+        with pytest.raises(ProofError, match=r"^seat 1 released a wrong piece of seat 0's key$"):
+            check_release(value, 1, escrow, 0)

@@ -6,12 +6,15 @@ so no clock is read."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.net.access import CLOCK_SKEW, RelayAccess
+from tarot_p2p.net import access
+from tarot_p2p.net.access import CLOCK_SKEW, AllowedHostsError, RelayAccess, read_allowed_hosts
 from tarot_p2p.net.hello import CreateHello
 from tarot_p2p.net.limits import Refusal
 from tarot_p2p.protocol.identity import fingerprint
@@ -23,9 +26,9 @@ PASSWORD = "three little words"
 T0 = 1_800_000_000
 
 
-def reason(access: RelayAccess, hello: CreateHello, now: float) -> str:
+def reason(rule: RelayAccess, hello: CreateHello, now: float) -> str:
     with pytest.raises(Refusal) as caught:
-        access.check(hello, now)
+        rule.check(hello, now)
     return caught.value.reason
 
 
@@ -102,3 +105,32 @@ def test_a_hello_whose_host_is_no_key_is_refused_as_bad() -> None:
     looked at: ``bad-hello``, not a crash of the relay's connection."""
     hello = replace(create_hello(HOST, when=T0), host=b"\x00" * 31)
     assert reason(RelayAccess(), hello, T0) == "bad-hello"
+
+
+def test_a_host_without_password_proves_the_empty_one() -> None:
+    """``wire.md`` §5.0: the proof is made with an empty password when the host has none,
+    so a relay whose password is empty and one with none read the same hellos."""
+    table_id, key, nonce = bytes(32), bytes(16), bytes(16)
+    default = access.create_hello(HOST, table_id, key, when=T0, nonce=nonce)
+    empty = access.create_hello(HOST, table_id, key, "", when=T0, nonce=nonce)
+    assert default == empty
+
+
+def test_a_line_of_the_host_list_ends_at_its_first_hash(tmp_path: Path) -> None:
+    key = fingerprint(HOST.public_key())
+    path = tmp_path / "hosts.txt"
+    path.write_text(f"{key.hex()} # Ana # since 2026\n", encoding="utf-8")
+    assert read_allowed_hosts(path) == frozenset([key])
+
+
+def test_the_host_list_mistakes_are_told_in_whole_sentences(tmp_path: Path) -> None:
+    path = tmp_path / "hosts.txt"
+    with pytest.raises(AllowedHostsError, match=rf"^cannot read {re.escape(str(path))} \("):
+        read_allowed_hosts(path)
+    path.write_text("abcd\n", encoding="utf-8")
+    message = (
+        f"{path}, line 1: 'abcd' is not a key fingerprint (32 hex digits, "
+        "as the host's program prints them)"
+    )
+    with pytest.raises(AllowedHostsError, match=f"^{re.escape(message)}$"):
+        read_allowed_hosts(path)

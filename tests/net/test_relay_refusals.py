@@ -52,6 +52,29 @@ def test_a_table_idle_just_under_the_limit_is_kept_and_one_at_it_dropped(tmp_pat
     assert tables.hubs[bytes.fromhex("01" * 32)].seen == start - FORGET_AFTER + 1
 
 
+def test_a_table_dropped_on_loading_leaves_the_tables_after_it(tmp_path: Path) -> None:
+    write(tmp_path, row("01" * 32, seen=SAVED - FORGET_AFTER), row("02" * 32, seen=SAVED))
+    tables = relay(tmp_path)
+    tables.load(SAVED)
+    assert list(tables.hubs) == [bytes.fromhex("02" * 32)]
+
+
+def test_a_table_with_a_member_connected_is_saved_as_in_use(tmp_path: Path) -> None:
+    """However long ago its last member came, a table with one connected when the relay
+    stops has all its twenty minutes again after the restart."""
+    tables = relay(tmp_path)
+    hello = create_hello(HOST)
+    tables.create(hello, "10.0.0.9")
+    hub = tables.hubs[hello.table_id]
+    link = hub.local_link()
+    hub.seen = SAVED - 2 * FORGET_AFTER
+    tables.save(SAVED)
+    assert link is not None
+    again = relay(tmp_path)
+    again.load(SAVED + 60.0)
+    assert again.hubs[hello.table_id].seen == SAVED + 60.0
+
+
 def test_a_table_in_use_when_saved_starts_again_with_no_idle_time(tmp_path: Path) -> None:
     """Its ``seen`` is the save time: after a restart it has all twenty minutes again."""
     write(tmp_path, row(seen=SAVED, by="10.0.0.7", host="44" * 32))
@@ -79,6 +102,22 @@ def test_a_file_with_no_save_time_counts_from_now(tmp_path: Path) -> None:
     tables.load(now)
     assert tables.hubs[bytes.fromhex(TABLE)].seen == now - 60.0
     assert tables.makers[bytes.fromhex(TABLE)] == "" and tables.hosts[bytes.fromhex(TABLE)] == b""
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        (row("ab" * 31), "bad table id or link key length"),
+        ({"table_id": TABLE, "link_key": "cd" * 17}, "bad table id or link key length"),
+        ({"table_id": TABLE, "secret": "cd" * 15}, "bad secret length"),
+    ],
+)
+def test_a_damaged_file_says_what_is_damaged(
+    tmp_path: Path, bad: dict[str, object], words: str
+) -> None:
+    write(tmp_path, bad)
+    with pytest.raises(RelayFileError, match=rf"relay\.json is damaged \({words}\): move it"):
+        relay(tmp_path).load(SAVED)
 
 
 @pytest.mark.parametrize(

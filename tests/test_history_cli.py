@@ -270,3 +270,27 @@ def test_a_game_the_database_holds_damaged_is_a_plain_error(
     assert code == 2 and not out
     assert err.startswith("error: cannot read your game history (")
     assert "tarot-p2p history --rebuild" in err and "Traceback" not in err
+
+
+def test_a_game_every_player_ended_level_says_nobody_won(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = TableConfig(players=3, game_end=GameEnd.DEALS, game_length=1)
+    level = Game(
+        table_id="cc" * 32,
+        folder="cccccccccccccccc-00000000",
+        config=config,
+        players=tuple(player(i, 0) for i in range(3)),
+        first_dealer=0,
+        deals=(Deal(1, 0, LineKind.ALL_PASS, (0,) * 3, ""),),
+        result=Result.FINISHED,
+        named=None,
+        transcript="/p/tables/cccccccccccccccc-00000000/transcript.tp2p",
+        transcript_sha256="ef" * 32,
+        messages=40,
+    )
+    with closing(open_history(tmp_path / HISTORY_FILE, pytest.fail)) as conn:
+        store_game(conn, level, 1_700_000_000.0, 1_700_000_600.0)
+    code, out, _ = history(capsys, tmp_path)
+    assert code == 0
+    assert "finished level, nobody won" in out and "won by" not in out

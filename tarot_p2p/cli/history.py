@@ -185,6 +185,8 @@ def _result(game: Game) -> str:
     named = for_terminal(game.named) if game.named else "a player"
     if game.result is Result.FINISHED:
         winners = [for_terminal(game.players[s].name) for s in game.sheet().winners()]
+        if len(winners) == len(game.players):  # every total the same: "won by" all reads wrong
+            return "finished level, nobody won"
         return f"finished, won by {_names(winners)}"
     if game.result is Result.ABANDONED:
         return f"ended when {named} abandoned"

@@ -393,10 +393,7 @@ def sheet_view(words: Words, sheet: ScoreSheet | None) -> dict[str, Any] | None:
         }
         for line in sheet.lines
     ]
-    over = None
-    if sheet.is_over:
-        best = ", ".join(names[s] for s in sheet.winners())
-        over = words("game_over", names=best)
+    over = verdict(words, names, sheet.totals) if sheet.is_over else None
     return {
         "names": names,
         "colours": [COLOURS[i % len(COLOURS)] for i in range(len(names))],
@@ -405,6 +402,23 @@ def sheet_view(words: Words, sheet: ScoreSheet | None) -> dict[str, Any] | None:
         "chart": totals_chart(sheet, words) if sheet.lines else "",
         "over": over,
     }
+
+
+def verdict(words: Words, names: Sequence[str], totals: Sequence[int]) -> str:
+    """How the game ended, in plain words: one winner, several sharing the win, or nobody.
+
+    Why not just list the best totals' names: when every player has the same total (a
+    single deal everybody passed, or a draw) that list is the whole table, and "Winner:"
+    followed by every name reads as nonsense to the players.
+    """
+    best = max(totals)
+    top = [names[s] for s, total in enumerate(totals) if total == best]
+    if len(top) == len(totals):
+        return words("game_over_level")
+    if len(top) == 1:
+        return words("game_over", names=top[0])
+    listed = f"{', '.join(top[:-1])} {words('and')} {top[-1]}"
+    return words("game_over_shared", names=listed)
 
 
 def trust_view(words: Words, peer: Peer) -> list[str]:

@@ -17,13 +17,13 @@ from tarot_p2p.protocol.peer import Peer, PeerEvent, read_setup
 from tarot_p2p.protocol.table import HandEnded, Phase
 from tarot_p2p.protocol.transcript import read_frames
 from tarot_p2p.rules.audit import AuditReport
-from tarot_p2p.rules.config import TableConfig
+from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
-from tarot_p2p.rules.sheet import LineKind
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet
 from tarot_p2p.seat.runner import Decision
 from tarot_p2p.ui.i18n import Words
 from tarot_p2p.ui.policy import BrowserPolicy
-from tarot_p2p.ui.view import Story, build_view, lobby_view
+from tarot_p2p.ui.view import Story, build_view, lobby_view, sheet_view
 from tests.protocol.table_vectors import VECTOR_DIR
 from tests.seat.test_runner import play_local
 
@@ -229,3 +229,25 @@ def test_what_the_absent_seat_was_awaited_for_comes_from_the_transcript(
     assert result["stand_in_title"].startswith(name)
     assert result["stand_in"].startswith(f"{name} sent nothing for ")
     assert f" when it was their turn to {what}: the stand-in" in result["stand_in"]
+
+
+def ended(lang: str, *totals: int) -> str:
+    sheet = ScoreSheet(TableConfig(players=4, game_end=GameEnd.DEALS, game_length=1), NAMES)
+    if any(totals):
+        sheet.add_hand(totals)
+    else:
+        sheet.add_void(LineKind.ALL_PASS)
+    view = sheet_view(Words(lang), sheet)
+    assert view is not None
+    return str(view["over"])
+
+
+def test_the_end_says_who_won_who_shared_it_or_that_nobody_won() -> None:
+    assert ended("en", 0, 0, 0, 0) == "Game over, level: nobody wins."  # one deal, all passed
+    assert ended("fr", 0, 0, 0, 0) == "Partie terminée à égalité : personne ne gagne."
+    assert ended("en", 30, 30, -30, -30) == "Game over. Emma and Nico share the win."
+    assert ended("en", 20, 20, 20, -60) == "Game over. Emma, Nico and Pat share the win."
+    assert (
+        ended("fr", 30, 30, -30, -30) == "Partie terminée. Emma et Nico se partagent la victoire."
+    )
+    assert ended("en", -30, 90, -30, -30) == "Game over. Winner: Nico."

@@ -6,7 +6,8 @@ and each final total), and it keeps equal totals apart. In Tarot equal totals ar
 not the exception: the defenders of a deal all score the same, so after the first deal
 two, three or four lines coincide. Each player's line therefore has its own dash and
 marker and runs a little above or below the others (a pixel or two, never enough to be
-read as a different score), and the legend gives every total in figures.
+read as a different score, and never across zero, a numbered mark or another total), and
+the legend gives every total in figures.
 
 Names are other people's text: they are escaped, and shortened in the legend only.
 """
@@ -123,7 +124,8 @@ def totals_chart(sheet: ScoreSheet, words: Words) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
         f'class="chart" role="img" aria-label="{escape(words("chart"))}">',
     ]
-    for value in range(low, high + 1, step):
+    grid = range(low, high + 1, step)
+    for value in grid:
         zero = (
             ' stroke-opacity=".5" stroke-dasharray="4 3"' if value == 0 else ' stroke-opacity=".12"'
         )
@@ -149,20 +151,35 @@ def totals_chart(sheet: ScoreSheet, words: Words) -> str:
         f'fill="{INK}" font-size="11" text-anchor="middle">{escape(words("total"))}</text>'
     )
     middle = (len(names) - 1) / 2
+
+    def drawn(seat: int, i: int) -> float:
+        """Where a point is drawn: its value's height moved by the seat's share of the
+        spread, but by less than a third of the way to the nearest other value at this
+        deal (another player's total, zero or any numbered mark), so that a point never
+        shows on the wrong side of zero or of a different total: the other point may move
+        a third of the way towards it too, and a third of a gap remains between them."""
+        value = series[seat][i]
+        lift = (seat - middle) * SPREAD
+        others = {line[i] for line in series} | set(grid)
+        if lift > 0 and (above := [v for v in others if v > value]):
+            lift = min(lift, (y(value) - y(min(above))) / 3)
+        elif lift < 0 and (below := [v for v in others if v < value]):
+            lift = max(lift, (y(value) - y(max(below))) / 3)
+        return y(value) - lift
+
     column_width = plot_width / LEGEND_COLUMNS
     for seat, points in enumerate(series):
         colour, dash = COLOURS[seat % len(COLOURS)], DASHES[seat % len(DASHES)]
         marker = MARKERS[seat % len(MARKERS)]
-        lift = (seat - middle) * SPREAD
         parts.append(
             _line(
-                " ".join(f"{x(i):.1f},{y(v) - lift:.1f}" for i, v in enumerate(points)),
+                " ".join(f"{x(i):.1f},{drawn(seat, i):.1f}" for i in range(len(points))),
                 colour,
                 dash,
             )
         )
         shown = range(len(points)) if deals <= MARKED_DEALS else (len(points) - 1,)
-        parts.extend(_marker(marker, x(i), y(points[i]) - lift, colour) for i in shown)
+        parts.extend(_marker(marker, x(i), drawn(seat, i), colour) for i in shown)
         lx = LEFT + (seat % LEGEND_COLUMNS) * column_width
         ly = bottom + AXIS_ROOM + (seat // LEGEND_COLUMNS) * LEGEND_ROW + 8
         parts.append(

@@ -4,6 +4,7 @@ legend with every player's name and total, equal totals kept apart, names escape
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from itertools import pairwise
 
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import ScoreSheet
@@ -66,3 +67,36 @@ def test_equal_totals_stay_apart() -> None:
     shapes = {(g[2].tag, len((g[2].get("points") or "").split())) for g in legend}
     assert len(shapes) == 4
     assert [w for w in texts(root) if w == "-70"] == ["-70", "-70", "-70"]  # told in figures
+
+
+def drawn(root: ET.Element) -> tuple[list[list[float]], dict[int, float]]:
+    """The plot's lines as the heights drawn at each deal, and each numbered grid line's
+    height by its value."""
+    lines = [e for e in root if e.tag == f"{SVG}polyline"]
+    heights = [[float(p.split(",")[1]) for p in (e.get("points") or "").split()] for e in lines]
+    grid = {
+        int(label.text or ""): float(line.get("y1") or "")
+        for line, label in pairwise(root)
+        if line.tag == f"{SVG}line"
+        and label.tag == f"{SVG}text"
+        and line.get("y1") == line.get("y2")
+    }
+    return heights, grid
+
+
+def test_keeping_lines_apart_never_moves_a_point_across_zero_or_another_value() -> None:
+    # Four players on -22 after the first deal, the fifth far up; the second deal stretches
+    # the scale so that -22 is barely two pixels under zero.
+    game = sheet(["A", "B", "C", "D", "E"], (-22, -22, -22, -22, 88), (0, 0, 0, -400, 400))
+    heights, grid = drawn(ET.fromstring(totals_chart(game, Words("en"))))
+    assert 0 in grid and len(grid) >= 3
+    totals = [[0, -22, -22], [0, -22, -22], [0, -22, -22], [0, -22, -422], [0, 88, 488]]
+    for deal in range(3):
+        for seat, line in enumerate(heights):
+            value, height = totals[seat][deal], line[deal]
+            for mark, at in grid.items():  # zero first of all: on its own side of every mark
+                assert (value < mark) <= (height > at) and (value > mark) <= (height < at)
+            for other, other_line in enumerate(heights):  # and of every other total
+                if totals[other][deal] < value:
+                    assert height < other_line[deal], (seat, other, deal)
+    assert len({tuple(line) for line in heights}) == 5  # still apart

@@ -44,6 +44,7 @@ from tarot_p2p.rules.cards import (
 from tarot_p2p.rules.scoring import Side, explain_hand
 from tarot_p2p.rules.sheet import SCORED, LineKind, ScoreSheet
 from tarot_p2p.rules.state import IllegalAction, Observation, State, game_of
+from tarot_p2p.rules.state import Phase as Step
 from tarot_p2p.ui.chart import COLOURS, totals_chart
 from tarot_p2p.ui.i18n import Words
 
@@ -509,8 +510,21 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
     bids = {s: w(CONTRACT_KEYS[c]) for s, c in obs.bids}
     view["bids"] = {str(s): b for s, b in bids.items()}
     view["contract"] = _contract_view(w, peer, obs)
-    view["chien"] = sorted_cards(obs.chien) if obs.chien is not None else None
+    # Once the taker has made the écart the chien is no longer on the table: its cards are
+    # in his hand or put aside. He sees instead, until the first card, the écart lying in
+    # front of him (the cards he just put aside, which count for him). The others keep the
+    # chien in view until then, said to be the taker's now: a quick taker (a bot) makes his
+    # écart at once, and this is their only chance to read which cards he took.
+    made = obs.phase > Step.DISCARD
+    shown = obs.chien is not None and not (made and obs.taker == me)
+    view["chien"] = sorted_cards(obs.chien) if obs.chien is not None and shown else None
+    view["chien_caption"] = (
+        w("chien_taken", name=names[obs.taker]) if made and obs.taker is not None else w("chien")
+    )
     view["ecart_shown"] = sorted_cards(obs.ecart) if obs.taker != me else []
+    view["ecart_mine"] = (
+        sorted_cards(obs.ecart) if obs.taker == me and obs.chien is not None and made else []
+    )
     view["poignees"] = [{"seat": s, "cards": sorted_cards(c)} for s, c in obs.poignees]
     view["trick"] = _seat_cards(obs)
     view["tricks"] = [

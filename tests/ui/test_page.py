@@ -202,6 +202,13 @@ def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
     ]
     lead = last_view(t, lambda v: bool(v["decision"]) and v["decision"]["kind"] == "go")
     assert len(chosen[-1]) == 6 and not set(chosen[-1]) & set(lead["hand"])
+    # The chien is gone from the centre: the taker sees his écart there instead.
+    page.wait_for_selector("#centre .ecart-mine")
+    assert page.locator("#centre .chien").count() == 1
+    assert "Votre écart" in page.locator("#centre .ecart-mine").inner_text()
+    centre = page.locator("#centre .card")
+    shown = {centre.nth(i).get_attribute("data-card") for i in range(centre.count())}
+    assert shown == {str(c) for c in chosen[-1]}
     peer = t.game.policy.peer
     assert peer is not None and peer.hand.phase is Phase.PLAY  # the table took it
     assert "Garde" in page.locator("#contract").inner_text()

@@ -16,10 +16,12 @@ from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.protocol.peer import Peer, PeerEvent, read_setup
 from tarot_p2p.protocol.table import HandEnded, Phase
 from tarot_p2p.protocol.transcript import read_frames
+from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.audit import AuditReport
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract, HandOutcome, Poignee, Side, score_hand
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+from tarot_p2p.rules.state import Phase as Step
 from tarot_p2p.seat.runner import Decision
 from tarot_p2p.ui.i18n import Words
 from tarot_p2p.ui.policy import BrowserPolicy
@@ -251,3 +253,48 @@ def test_the_end_says_who_won_who_shared_it_or_that_nobody_won() -> None:
         ended("fr", 30, 30, -30, -30) == "Partie terminée. Emma et Nico se partagent la victoire."
     )
     assert ended("en", -30, 90, -30, -30) == "Game over. Winner: Nico."
+
+
+class Garde(BotPolicy):
+    """A bot that bids a garde when it may (else passes) and notes, after every message, the
+    centre of the table as its page would show it."""
+
+    def __init__(self, seed: int, bid: bool) -> None:
+        super().__init__(seed)
+        self.bid = bid
+        self.centres: list[tuple[bool, bool, dict[str, Any]]] = []
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        if peer.hand.phase is Phase.BIDDING:
+            garde = a.Bid(Contract.GARDE)
+            return garde if self.bid and garde in peer.legal_actions() else a.Bid(0)
+        return await super().decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        state = peer.private_state()
+        if state is None or state.taker is None or state.tricks:  # the centre until a trick
+            return
+        view = build_view(peer, Story(Words("en")), None)
+        made = state.phase > Step.DISCARD
+        self.centres.append((made, state.taker == peer.seat, view))
+
+
+async def test_after_the_ecart_the_taker_sees_his_ecart_and_no_longer_the_chien(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    seats = [Garde(i, i == 0) for i in range(4)]
+    await play_local(4, list(seats), tmp_path, "chien")
+    taker = next(s for s in seats if any(mine for _, mine, _ in s.centres))
+    other = seats[1] if taker is seats[0] else seats[0]
+    before = [v for made, _, v in taker.centres if not made and v["chien"]]
+    after = [v for made, _, v in taker.centres if made]
+    assert before and after, "the deal was played with a chien and an écart"
+    assert all(len(v["chien"]) == 6 and v["chien_caption"] == "Chien" for v in before)
+    for view in after:
+        assert view["chien"] is None  # its cards are in his hand or put aside
+        assert len(view["ecart_mine"]) == 6 and not set(view["ecart_mine"]) & set(view["hand"])
+    name = after[0]["names"][after[0]["me"]]
+    seen = [v for made, _, v in other.centres if made]
+    assert seen and all(v["ecart_mine"] == [] for _, _, v in other.centres)
+    assert all(v["chien"] == before[0]["chien"] for v in seen)  # theirs to read until a card
+    assert seen[-1]["chien_caption"] == f"Chien, taken by {name}"

@@ -350,7 +350,7 @@
     const early = view.tricks.length === 0 && view.trick.length === 0;
     if (early && view.chien && view.chien.length) {
       const pile = el("div", "chien");
-      pile.append(el("div", "caption", hello.labels.chien));
+      pile.append(el("div", "caption", view.chien_caption));
       const row = el("div", "row");
       for (const c of view.chien) row.append(cardEl(c, "small"));
       pile.append(row);
@@ -361,6 +361,14 @@
       pile.append(el("div", "caption", hello.labels.ecart_shown));
       const row = el("div", "row");
       for (const c of view.ecart_shown) row.append(cardEl(c, "small"));
+      pile.append(row);
+      centre.append(pile);
+    }
+    if (early && view.ecart_mine && view.ecart_mine.length) {
+      const pile = el("div", "chien ecart-mine");
+      pile.append(el("div", "caption", hello.labels.ecart_mine));
+      const row = el("div", "row");
+      for (const c of view.ecart_mine) row.append(cardEl(c, "small"));
       pile.append(row);
       centre.append(pile);
     }

@@ -196,6 +196,8 @@ def test_garde_with_ecart_and_undo(table: Callable[..., Table]) -> None:
     make_ecart(t)
     page.wait_for_selector("#ecart-done", state="detached", timeout=STEP_MS)
     page.wait_for_selector("#prompt button[data-option]", timeout=STEP_MS)  # the lead
+    # The chelem question: its plain answer says what it does.
+    assert "Non, jouer" in page.locator("#prompt button.option").all_inner_texts()
     assert page.locator("#hand .card").count() == 18
     chosen = [
         v["decision"]["chosen"] for v in t.views if v["decision"] and "chosen" in v["decision"]
@@ -295,7 +297,7 @@ def test_partner_told_at_once_at_five(table: Callable[..., Table]) -> None:
             "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
         )
         if page.locator("#prompt:not([hidden]) button.option[data-option]").count():
-            click_option(t, ("Jouer",))
+            click_option(t, ("Non, jouer",))
         else:
             click_card(page.locator("#hand .card.legal").first)
     if "joue seul" in text:

@@ -174,7 +174,7 @@ def test_a_grey_card_plays_nothing_and_says_why(table: Callable[..., Table]) -> 
             "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
         )
         if page.locator("#prompt:not([hidden]) button.option[data-option]").count():
-            click_option(t, ("Passe", "Jouer"))
+            click_option(t, ("Passe", "Non, jouer"))
             continue
         face = grey_over_playable(page)
         if face is None:
@@ -215,7 +215,7 @@ def test_a_grey_card_plays_nothing_and_says_why(table: Callable[..., Table]) -> 
         )
         if not page.locator("#prompt:not([hidden]) button.option[data-option]").count():
             break
-        click_option(t, ("Jouer",))
+        click_option(t, ("Non, jouer",))
     focus_hand(t)
     cards = hand_cards(t)
     chosen = hand_cards(t, "legal")[-1]

@@ -168,7 +168,7 @@ def test_every_size_shows_the_whole_table(screens: Any, players: int, to_the_end
             "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
         )
         if phone.locator("#prompt:not([hidden]) button.option[data-option]").count():
-            tap_option(phone, ("Jouer",))
+            tap_option(phone, ("Non, jouer",))
             continue
         if checked < 2 and phone.locator("#centre .played").count():
             for page in pages.values():

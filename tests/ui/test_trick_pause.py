@@ -41,7 +41,7 @@ def test_a_trick_won_stays_whole_until_the_player_goes_on(table: Callable[..., T
         )
         if not page.locator("#prompt:not([hidden]) button.option[data-option]").count():
             break
-        click_option(t, ("Garde sans", "Passe", "Jouer"))
+        click_option(t, ("Garde sans", "Passe", "Non, jouer"))
     click_card(page.locator("#hand .card.legal").first)
 
     page.wait_for_selector("#centre .trick-caption", timeout=STEP_MS)

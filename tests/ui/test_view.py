@@ -25,7 +25,7 @@ from tarot_p2p.rules.state import Phase as Step
 from tarot_p2p.seat.runner import Decision
 from tarot_p2p.ui.i18n import Words
 from tarot_p2p.ui.policy import BrowserPolicy
-from tarot_p2p.ui.view import Story, build_view, lobby_view, sheet_view
+from tarot_p2p.ui.view import Story, action_label, build_view, lobby_view, sheet_view
 from tests.protocol.table_vectors import VECTOR_DIR
 from tests.seat.test_runner import play_local
 
@@ -298,3 +298,11 @@ async def test_after_the_ecart_the_taker_sees_his_ecart_and_no_longer_the_chien(
     assert seen and all(v["ecart_mine"] == [] for _, _, v in other.centres)
     assert all(v["chien"] == before[0]["chien"] for v in seen)  # theirs to read until a card
     assert seen[-1]["chien_caption"] == f"Chien, taken by {name}"
+
+
+def test_the_chelem_question_is_answered_no_play() -> None:
+    """The question is whether to announce a chelem: a bare "Play" did not answer it."""
+    peer: Any = None  # an announcement's label needs no table
+    assert action_label(Words("en"), peer, a.Go(False)) == "No, play"
+    assert action_label(Words("fr"), peer, a.Go(False)) == "Non, jouer"
+    assert action_label(Words("en"), peer, a.Go(True)) == "Announce a chelem"

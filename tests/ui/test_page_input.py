@@ -15,7 +15,7 @@ from tarot_p2p.protocol.table import Phase
 from tarot_p2p.rules.cards import EXCUSE, KING_MASK, OUDLER_MASK, RANK_OF, SUIT_OF, TRUMP_SUIT
 
 from .conftest import Table
-from .page_geometry import grey_over_playable
+from .page_geometry import grey_over_playable, shown
 from .test_page import STEP_MS, PassingBot, click_card, click_option, last_view, next_decision
 
 SUITS_FR = ("pique", "cœur", "carreau", "trèfle")
@@ -236,3 +236,37 @@ def test_a_grey_card_plays_nothing_and_says_why(table: Callable[..., Table]) -> 
             break
         page.wait_for_timeout(50)
     assert played(), "the card chosen from the keyboard was not played"
+
+
+def settled(table: Table) -> None:
+    """Wait until no card moves any more (a raise is a short transition)."""
+    table.page.wait_for_function("() => document.getAnimations().length === 0")
+
+
+def test_the_focused_card_shows_and_covers_none_of_its_neighbours(
+    table: Callable[..., Table],
+) -> None:
+    """The card the keyboard is on is ringed and may rise, but stays under the card after
+    it, as in the fan of a hand: every other card shows as much of itself as before."""
+    t = table(4, lambda i, _: PassingBot(f"focus/{i}"))
+    page = t.page
+    next_decision(t, "")
+    if "Garde" not in page.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+    click_option(t, ("Garde",))
+    page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        settled(t)
+        before = {s.key: s.side for s in shown(page, "#hand .card")}
+        focus_hand(t)
+        cards = hand_cards(t)
+        target = next(c for c in hand_cards(t, "legal") if c != cards[-1])
+        move_focus(t, cards.index(target))
+        settled(t)
+        after = {s.key: s.side for s in shown(page, "#hand .card")}
+        page.screenshot(path=f"/tmp/focus-{width}.png")
+        neighbour = cards[cards.index(target) + 1]
+        assert after[str(neighbour)] >= before[str(neighbour)], (width, "the next card hidden")
+        assert all(after[k] >= side for k, side in before.items()), width

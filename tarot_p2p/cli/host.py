@@ -167,15 +167,43 @@ OWN_CHANNELS = 99
 digits to read out)."""
 
 
+LONG_CODE_WAIT = 10.0
+"""Seconds the long code waits for the first short code before it is printed anyway (the
+relay may not answer yet: the long code alone lets friends join meanwhile)."""
+
+
 class CodeBoard:
-    """Tells the host's player the short code to read out, and what becomes of it."""
+    """Tells the host's player the short code to read out, and what becomes of it; and the
+    long code, after the first short code: the short one is what a player reads aloud, so
+    it comes first, where the eye lands, and the long one (for scripts, and for friends
+    elsewhere) after it."""
 
     def __init__(
-        self, relay: Address | None, lan: HostOnLan | None, page: BrowserPolicy | None
+        self,
+        relay: Address | None,
+        lan: HostOnLan | None,
+        page: BrowserPolicy | None,
+        long_code: str,
     ) -> None:
         self.relay = relay
         self.lan = lan
         self.page = page
+        self.long_code = long_code
+        self.long_shown = False
+
+    def show_long(self) -> None:
+        """Print the long code, once."""
+        if not self.long_shown:
+            print(f"join code: {self.long_code}", flush=True)
+            self.long_shown = True
+
+    async def show_long_later(self) -> None:
+        """The long code even when no short code comes (a relay out of reach for now)."""
+        await trio.sleep(LONG_CODE_WAIT)
+        self.show_long()
+
+    def _where(self) -> str:
+        return "above" if self.long_shown else "below"
 
     def new_code(self, code: ShortCode, why: str | None) -> None:
         if self.lan is not None:
@@ -190,11 +218,12 @@ class CodeBoard:
         else:
             print(
                 f"  (on this network they type: {command}; from elsewhere, send them the "
-                "long code above)",
+                f"long code {self._where()})",
                 flush=True,
             )
         if self.page is not None:
             self.page.invite(command)
+        self.show_long()
 
     def being_guessed(self, wait: float) -> None:
         print(
@@ -208,9 +237,10 @@ class CodeBoard:
     def no_code(self, words: str) -> None:
         print(
             f"No short code for now: {words}. Trying again; meanwhile friends can join with "
-            "the long code printed above.",
+            f"the long code printed {self._where()}.",
             flush=True,
         )
+        self.show_long()
 
 
 def minutes(seconds: float) -> str:
@@ -338,7 +368,7 @@ async def _host(
                 return board.claim(wanted or secrets.randbelow(OWN_CHANNELS) + 1)
 
             claim_channel = claim_here
-            shown = CodeBoard(None, lan, page)
+            shown = CodeBoard(None, lan, page, code.encode())
         else:
             code = relay_code
             # The relay is dialed as it was given, then as it was dialed before (the code
@@ -359,7 +389,7 @@ async def _host(
                 return await claim_at(dialed.host, dialed.port, wanted)
 
             claim_channel = claim_there
-            shown = CodeBoard(Address(code.host, code.port), None, page)
+            shown = CodeBoard(Address(code.host, code.port), None, page, code.encode())
             link = await connect_patiently(own, identity, timeouts, show=True)
             print(f"connected to the relay at {dialed.text()}", flush=True)
             # The address dialed is kept: it is the one known to reach the relay from here.
@@ -389,7 +419,8 @@ async def _host(
         )
         if names:
             print(f"bots playing in this program: {', '.join(names)}", flush=True)
-        print(f"join code: {code.encode()}", flush=True)
+        if peer is not None or not free_seats:  # no short code to read out: the long one now
+            shown.show_long()
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
         profile.save_ticket(files, replace(saved, config=config_hex))
         remember_page(policy, files.directory)
@@ -402,6 +433,7 @@ async def _host(
                 invitation = Invitation(code, identity_bytes(identity.public_key()))
                 if free_seats:  # (not when the house bots take every seat)
                     ready.start_soon(offer_table, claim_channel, invitation, shown)
+                    ready.start_soon(shown.show_long_later)
                 if lan is not None:
                     ready.start_soon(lan.run)  # withdrawn once every seat is taken
                 peer = await host_table(

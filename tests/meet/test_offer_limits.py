@@ -82,7 +82,7 @@ async def test_the_hosts_terminal_says_once_that_codes_are_being_tried(
                 super().new_code(code, why)
                 seen.new_code(code, why)
 
-        nursery.start_soon(offer_table, claim, INVITATION, Both(None, None, None))
+        nursery.start_soon(offer_table, claim, INVITATION, Both(None, None, None, "tp2p1-long"))
         await seen.changed.wait()
         for round_ in range(3):
             changed = seen.changed
@@ -95,6 +95,11 @@ async def test_the_hosts_terminal_says_once_that_codes_are_being_tried(
     assert out.count("Read this code to your friends") == 4
     assert out.count("The code no longer works") == 3
     assert len(out.splitlines()) < 20  # 30 wrong tries, and no line for any of them
+    # The short code first, the one read aloud; the long code once, under it.
+    lines = out.splitlines()
+    assert lines[0].startswith("Read this code to your friends: ")
+    assert "send them the long code below" in lines[1] and lines[2] == "join code: tp2p1-long"
+    assert out.count("join code: tp2p1-long") == 1 and "long code above" in out
 
 
 async def test_a_hub_that_gives_no_code_is_said_once_for_each_reason(

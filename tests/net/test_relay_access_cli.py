@@ -52,8 +52,12 @@ async def test_a_relay_with_a_password_makes_tables_only_for_hosts_who_give_it(
         try:
             assert host.stdout is not None
             with trio.fail_after(60):
-                said = await read_until(host.stdout, r"Read this code to your friends: (\S+)")
+                said = await read_until(
+                    host.stdout, r"Read this code to your friends: (\S+)(.|\n)*join code: tp2p1-"
+                )
             assert re.fullmatch(r"\d+-[a-z]+-[a-z]+", said.group(1))
+            # The short code, read aloud, comes first; the long one after it (as in the docs).
+            assert "join code:" not in said.string[: said.start()]
             # Its one table is all this address may have there (--tables-per-address 1).
             port = int(address.rsplit(":", 1)[1])
             with pytest.raises(HubRefused) as caught:

@@ -122,6 +122,8 @@ def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
     if final["result"]["rows"]:  # a played deal (not everybody passing)
         assert page.locator("#tricks li").count() == 18
         assert "Bouts" in page.locator("#over").inner_text()
+        # Every hand is empty: no "0" left under the names, where it reads as a score.
+        assert page.locator(".seat .count").all_inner_texts() == []
     assert "Partie terminée" in page.locator("#over-text").inner_text()
     check_no_secret(t)
     # The transcript offered for download is this seat's, as saved and audited.

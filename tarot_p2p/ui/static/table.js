@@ -318,7 +318,7 @@
         const fan = el("div", "backs");
         const n = view.counts[seat] || 0;
         for (let i = 0; i < Math.min(n, 8); i++) fan.append(backEl());
-        fan.append(el("span", "count", String(n)));
+        if (n > 0) fan.append(el("span", "count", String(n))); // a bare "0" reads as a score
         box.append(fan);
       }
       const shown = (view.poignees || []).find((p) => p.seat === seat);

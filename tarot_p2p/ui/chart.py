@@ -5,9 +5,9 @@ are (deals along, points up, with numbers), whose line is whose (a legend with t
 and each final total), and it keeps equal totals apart. In Tarot equal totals are the rule,
 not the exception: the defenders of a deal all score the same, so after the first deal
 two, three or four lines coincide. Each player's line therefore has its own dash and
-marker and runs a little above or below the others (a pixel or two, never enough to be
-read as a different score, and never across zero, a numbered mark or another total), and
-the legend gives every total in figures.
+marker, the points of equal totals are fanned out a pixel or two around their value (never
+enough to be read as a different score, and never across zero, a numbered mark or another
+total), and the legend gives every total in figures.
 
 Names are other people's text: they are escaped, and shortened in the legend only.
 """
@@ -150,22 +150,23 @@ def totals_chart(sheet: ScoreSheet, words: Words) -> str:
         f'<text transform="translate(12 {TOP + PLOT_HEIGHT / 2:.1f}) rotate(-90)" '
         f'fill="{INK}" font-size="11" text-anchor="middle">{escape(words("total"))}</text>'
     )
-    middle = (len(names) - 1) / 2
 
     def drawn(seat: int, i: int) -> float:
-        """Where a point is drawn: its value's height moved by the seat's share of the
-        spread, but by less than a third of the way to the nearest other value at this
-        deal (another player's total, zero or any numbered mark), so that a point never
-        shows on the wrong side of zero or of a different total: the other point may move
-        a third of the way towards it too, and a third of a gap remains between them."""
+        """Where a point is drawn: at its value when no other player has that total then;
+        else the players who share it are fanned out around it, SPREAD apart in seat order,
+        the fan narrowed to a third of the way to the nearest other value at this deal
+        (another player's total, zero or any numbered mark). So a point never shows on
+        the wrong side of zero or of a different total: the other fan may close a third of
+        the way towards it too, and a third of the gap remains between them."""
         value = series[seat][i]
-        lift = (seat - middle) * SPREAD
-        others = {line[i] for line in series} | set(grid)
-        if lift > 0 and (above := [v for v in others if v > value]):
-            lift = min(lift, (y(value) - y(min(above))) / 3)
-        elif lift < 0 and (below := [v for v in others if v < value]):
-            lift = max(lift, (y(value) - y(max(below))) / 3)
-        return y(value) - lift
+        alike = [s for s, line in enumerate(series) if line[i] == value]
+        if len(alike) == 1:
+            return y(value)
+        others = ({line[i] for line in series} | set(grid)) - {value}
+        room = min(abs(y(v) - y(value)) for v in others)
+        half = (len(alike) - 1) / 2
+        step = min(SPREAD, room / 3 / half)
+        return y(value) - (alike.index(seat) - half) * step
 
     column_width = plot_width / LEGEND_COLUMNS
     for seat, points in enumerate(series):

@@ -100,3 +100,11 @@ def test_keeping_lines_apart_never_moves_a_point_across_zero_or_another_value() 
                 if totals[other][deal] < value:
                     assert height < other_line[deal], (seat, other, deal)
     assert len({tuple(line) for line in heights}) == 5  # still apart
+    (low, at_low), (high, at_high) = min(grid.items()), max(grid.items())
+
+    def at(value: int) -> float:
+        return at_low + (value - low) * (at_high - at_low) / (high - low)
+
+    # A total nobody else has is drawn where it is; the four equal ones around theirs.
+    assert abs(heights[4][1] - at(88)) < 0.1 and abs(heights[3][2] - at(-422)) < 0.1
+    assert abs(sum(line[1] for line in heights[:4]) / 4 - at(-22)) < 0.1

@@ -312,10 +312,11 @@ class Story:
         comma = "," if w.lang == "fr" else "."
         points = f"{half // 2}{comma}5" if half % 2 else str(half // 2)
 
-        def side(value: Side | None) -> str:
-            if value is None:
-                return w("nobody")
-            return w("attack" if value is Side.ATTACK else "defence")
+        bout = outcome.petit_au_bout
+        petit = "0"  # nobody took it: a bare 0, as the poignées' and chelem's rows say
+        if bout is not None:
+            who = w("attack" if bout is Side.ATTACK else "defence")
+            petit = f"{who} {_signed(steps.petit_au_bout)}"
 
         rows = [
             (w("score_contract"), contract),
@@ -335,7 +336,7 @@ class Story:
             (w("score_needed"), str(steps.threshold)),
             (w("score_result"), made),
             (w("score_base"), _signed(steps.base)),
-            (w("score_petit"), f"{side(outcome.petit_au_bout)} {_signed(steps.petit_au_bout)}"),
+            (w("score_petit"), petit),
             (w("score_poignees"), _signed(steps.poignees)),
             (w("score_chelem"), _signed(steps.chelem)),
         ]

@@ -67,7 +67,7 @@ def test_a_failed_prise_with_a_poignee_in_english() -> None:
     assert result["title"] == "Emma — Prise — failed by 11" and result["made"] is False
     got = rows(result)
     assert got["Points made"] == "40.5" and got["Points needed"] == "51"
-    assert got["Poignées"] == "-20" and got["Petit au bout"] == "nobody 0"
+    assert got["Poignées"] == "-20" and got["Petit au bout"] == "0"
 
 
 def test_void_deals_say_why() -> None:

@@ -517,8 +517,8 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
     # chien in view until then, said to be the taker's now: a quick taker (a bot) makes his
     # écart at once, and this is their only chance to read which cards he took.
     made = obs.phase > Step.DISCARD
-    shown = obs.chien is not None and not (made and obs.taker == me)
-    view["chien"] = sorted_cards(obs.chien) if obs.chien is not None and shown else None
+    gone = made and obs.taker == me
+    view["chien"] = sorted_cards(obs.chien) if obs.chien is not None and not gone else None
     view["chien_caption"] = (
         w("chien_taken", name=names[obs.taker]) if made and obs.taker is not None else w("chien")
     )

@@ -238,11 +238,18 @@ class ScoreSheet:
         rule = "-" * len(fmt([w * "-" for w in widths]))
         out = [fmt(header), rule, *(fmt(r) for r in rows), rule, fmt(total_row)]
         best = [names[s] for s in self.winners()]
+        level = len(best) == len(names)  # every total equal: nobody is ahead
         leading = best[0] if len(best) == 1 else f"{', '.join(best[:-1])} and {best[-1]}"
         if self.is_over:
-            out.append(f"Game over. Winner{'s' if len(self.winners()) > 1 else ''}: {leading}.")
+            if level:
+                out.append("Game over, level: nobody wins.")
+            elif len(best) > 1:
+                out.append(f"Game over. {leading} share the win.")
+            else:
+                out.append(f"Game over. Winner: {leading}.")
         elif self._lines:
-            out.append(f"Leading: {leading}. Next dealer: {names[self.dealer]}.")
+            ahead = "Level so far." if level else f"Leading: {leading}."
+            out.append(f"{ahead} Next dealer: {names[self.dealer]}.")
         return "\n".join(out)
 
 

@@ -138,7 +138,17 @@ def test_ties_give_several_winners() -> None:
     sheet = ScoreSheet(TableConfig(game_end=GameEnd.DEALS, game_length=1), NAMES)
     sheet.add_hand((50, 50, -50, -50))
     assert sheet.winners() == (0, 1)
-    assert "Winners: Emma and Nico" in sheet.render(str)
+    assert "Game over. Emma and Nico share the win." in sheet.render(str)
+
+
+def test_a_game_ended_level_has_no_winner_in_words() -> None:
+    """One deal that everybody passed: every total is 0, and nobody is named the winner."""
+    sheet = ScoreSheet(TableConfig(game_end=GameEnd.DEALS, game_length=2), NAMES)
+    sheet.add_void(LineKind.ALL_PASS)
+    assert "Level so far. Next dealer:" in sheet.render(str)
+    sheet.add_void(LineKind.ALL_PASS)
+    text = sheet.render(str)
+    assert text.endswith("Game over, level: nobody wins.") and "Winner" not in text
 
 
 def test_dead_hand_is_the_dealer_and_scores_zero() -> None:
@@ -182,7 +192,7 @@ def test_render_void_and_running_game() -> None:
     sheet.add_void(LineKind.ALL_PASS)
     text = sheet.render(str)
     assert "all pass" in text
-    assert text.endswith("Leading: Emma, Nico, Pat and Léa. Next dealer: Nico.")
+    assert text.endswith("Level so far. Next dealer: Nico.")
 
 
 def test_render_shows_every_name_and_note_through_the_function_given() -> None:

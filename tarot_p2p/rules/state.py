@@ -103,7 +103,7 @@ hand alone; the hand is scored once (``score_hand`` with two players).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Final, NamedTuple, cast
@@ -126,7 +126,6 @@ from tarot_p2p.rules.actions import (
     Poignee,
 )
 from tarot_p2p.rules.cards import (
-    BIT,
     DECK_SIZE,
     EXCUSE,
     EXCUSE_MASK,
@@ -219,12 +218,10 @@ _POWER: Final[tuple[tuple[int, ...], ...]] = tuple(
 a higher number above a lower one, 0 for a card that cannot win (another suit, the
 Excuse). Following a trick is then one look-up and one comparison per card."""
 
-_Lister = Callable[[CardSet, list[Action]], list[Action]]
 
-
-def _lister(actions: Sequence[Action]) -> _Lister:
-    """A function extending a list with the action of each card of a mask, lowest card
-    first (``actions[card]`` is a card's action).
+class _Lister:
+    """Lists the actions of the cards of a mask, lowest card first (``actions[card]`` is a
+    card's action), appending them to a list.
 
     Why this shape: listing the legal cards is the engine's most frequent query (every move
     of every playout of the strong bot). Walking the bits costs a loop turn per card;
@@ -233,43 +230,70 @@ def _lister(actions: Sequence[Action]) -> _Lister:
     of its actions, filled on first use (at most 2**14 patterns a suit). The six chunks are
     written out rather than looped over, and the tables are lists rather than dicts: both
     measured about three times faster than a loop over dicts (``benchmarks/rules_bench.py``).
-    A cache of whole masks costs more in memory traffic than it saves."""
-    t0, t1, t2, t3, t4, t5 = tables = [
-        cast(list[tuple[Action, ...] | None], [None] * (1 << w)) for w in (14, 14, 14, 14, 11, 11)
-    ]
-    shifts = (0, 14, 28, 42, 56, 67)
+    A cache of whole masks costs more in memory traffic than it saves. When the caller
+    knows the cards lie in one suit, or among the trumps and the Excuse (following a trick),
+    :attr:`suit` and :attr:`trumps` read only those chunks."""
 
-    def fill(chunk: int, part: int) -> tuple[Action, ...]:
-        base = shifts[chunk]
-        listed = tables[chunk][part] = tuple(actions[base + c] for c in cards_of(part))
-        return listed
+    __slots__ = ("all", "suit", "trumps")
 
-    def listed(mask: CardSet, out: list[Action]) -> list[Action]:
-        p = mask & 0x3FFF
-        if p:
-            out += t0[p] or fill(0, p)
-        p = mask >> 14 & 0x3FFF
-        if p:
-            out += t1[p] or fill(1, p)
-        p = mask >> 28 & 0x3FFF
-        if p:
-            out += t2[p] or fill(2, p)
-        p = mask >> 42 & 0x3FFF
-        if p:
-            out += t3[p] or fill(3, p)
-        p = mask >> 56 & 0x7FF
-        if p:
-            out += t4[p] or fill(4, p)
-        p = mask >> 67
-        if p:
-            out += t5[p] or fill(5, p)
-        return out
+    def __init__(self, actions: Sequence[Action]) -> None:
+        t0, t1, t2, t3, t4, t5 = tables = [
+            cast(list[tuple[Action, ...] | None], [None] * (1 << w))
+            for w in (14, 14, 14, 14, 11, 11)
+        ]
+        shifts = (0, 14, 28, 42, 56, 67)
 
-    return listed
+        def fill(chunk: int, part: int) -> tuple[Action, ...]:
+            base = shifts[chunk]
+            listed = tables[chunk][part] = tuple(actions[base + c] for c in cards_of(part))
+            return listed
+
+        def trumps(mask: CardSet, out: list[Action]) -> list[Action]:
+            p = mask >> 56 & 0x7FF
+            if p:
+                out += t4[p] or fill(4, p)
+            p = mask >> 67
+            if p:
+                out += t5[p] or fill(5, p)
+            return out
+
+        def suit(s: int, mask: CardSet, out: list[Action]) -> list[Action]:
+            p = mask >> shifts[s]
+            out += tables[s][p] or fill(s, p)
+            return out
+
+        def listed(mask: CardSet, out: list[Action]) -> list[Action]:
+            p = mask & 0x3FFF
+            if p:
+                out += t0[p] or fill(0, p)
+            p = mask >> 14 & 0x3FFF
+            if p:
+                out += t1[p] or fill(1, p)
+            p = mask >> 28 & 0x3FFF
+            if p:
+                out += t2[p] or fill(2, p)
+            p = mask >> 42 & 0x3FFF
+            if p:
+                out += t3[p] or fill(3, p)
+            p = mask >> 56 & 0x7FF
+            if p:
+                out += t4[p] or fill(4, p)
+            p = mask >> 67
+            if p:
+                out += t5[p] or fill(5, p)
+            return out
+
+        self.all: Final = listed
+        self.suit: Final = suit
+        self.trumps: Final = trumps
 
 
-_list_plays: Final = _lister(PLAY)
-_list_discards: Final = _lister(DISCARD)
+_PLAYS: Final = _Lister(PLAY)
+_list_plays: Final = _PLAYS.all
+_list_suit_plays: Final = _PLAYS.suit
+_list_trump_plays: Final = _PLAYS.trumps
+_list_discards: Final = _Lister(DISCARD).all
+_PLAY_EXCUSE: Final = PLAY[EXCUSE]
 
 
 class IllegalAction(ValueError):
@@ -391,12 +415,14 @@ class State:
     __slots__ = (
         "_bids",
         "_excuse_seat",
+        "_excuse_trick",
         "_history",
         "_lead_suit",
         "_legal_cache",
         "_miseres",
         "_order",
         "_pile_game",
+        "_played_before",
         "_players",
         "_poignees",
         "_speaker",
@@ -406,6 +432,7 @@ class State:
         "_win_card",
         "_win_power",
         "_win_seat",
+        "_won",
         "called",
         "chelem_announced",
         "chien",
@@ -495,10 +522,16 @@ class State:
         self._win_card = -1
         self._win_power = 0
         self._excuse_seat = -1
+        self._excuse_trick = -1
         self._players = game.players
         self._pile_game = game.piles
         self.played = 0
         self.played_by = [0] * game.seats
+        # The cards of the tricks each seat took, and those played before the current
+        # trick: kept as the tricks end so that counting a hand reads four masks instead of
+        # going through the tricks again (the count ends every playout of the strong bot).
+        self._won = [0] * game.seats
+        self._played_before = 0
         self.void: Void | None = None
         self._history: list[Action] = []
         self._legal_cache = -1
@@ -550,12 +583,33 @@ class State:
         """
         phase = self.phase
         seat = self.current
+        if phase is _PLAYING and not self.hidden[seat] and not self._pile_game:
+            out = [] if self.played_by[seat] or self.taker is None else self._announcements(seat)
+            h = self.hands[seat]
+            suit = self._lead_suit
+            if suit < 0:
+                self._legal_cache = h
+                return _list_plays(h, out)
+            if suit != TRUMP_SUIT:
+                follow = h & SUIT_MASK[suit]
+                if follow:
+                    _list_suit_plays(suit, follow, out)
+                    if h & EXCUSE_MASK:
+                        out.append(_PLAY_EXCUSE)
+                        follow |= EXCUSE_MASK
+                    self._legal_cache = follow
+                    return out
+            trumps = h & TRUMP_MASK
+            if trumps:
+                mask = (trumps & ABOVE[self._win_card] or trumps) | (h & EXCUSE_MASK)
+                self._legal_cache = mask
+                return _list_trump_plays(mask, out)
+            self._legal_cache = h
+            return _list_plays(h, out)
         if phase is _PLAYING and not self.hidden[seat]:
             if self._pile_game and self.pending_piles(seat):
                 raise IncompleteInformation("a pile card turned up must be revealed first")
-            mask = self._legal_cache
-            if mask < 0:
-                mask = self._legal_mask()
+            mask = self._legal_mask()
             if self.played_by[seat] or self.taker is None:
                 return _list_plays(mask, [])
             return _list_plays(mask, self._announcements(seat))
@@ -662,6 +716,7 @@ class State:
             trick.append(card)
             if card == EXCUSE:
                 self._excuse_seat = seat
+                self._excuse_trick = len(self.tricks)
             else:
                 suit = self._lead_suit
                 if suit < 0:
@@ -917,6 +972,9 @@ class State:
             winner = self._trick_leader
         # tuple.__new__ directly: the named tuple's own __new__ is a Python-level call.
         tricks.append(_new_tuple(Trick, (self._trick_leader, tuple(trick), winner)))
+        played = self.played
+        self._won[winner] |= played ^ self._played_before
+        self._played_before = played
         self._trick = []
         self._lead_suit = self._win_card = self._win_seat = -1
         self._win_power = 0
@@ -1102,29 +1160,29 @@ class State:
             raise IncompleteInformation("the chien must be revealed to count the hand")
         if self.ecart_hidden:
             raise IncompleteInformation("the écart must be revealed to count the hand")
+        won = self._won
         if misere_deal:
             party = list(range(self.game.seats))
+            piles = [m & ~EXCUSE_MASK for m in won]
+            chelem = None
         else:
             party = [int(s != self.taker and s != partner) for s in range(self.game.seats)]
-        n = self.game.seats if misere_deal else 2
-        piles = [0] * n
-        adjust = [0] * n
-        winners = [party[t.winner] for t in self.tricks]
+            attack = 0
+            for s, p in enumerate(party):
+                if not p:
+                    attack |= won[s]
+            # Every card played is in a trick taken by one side or the other.
+            defence = self.played & ~attack
+            chelem = None if attack and defence else Side(not attack)
+            piles = [attack & ~EXCUSE_MASK, defence & ~EXCUSE_MASK]
+        adjust = [0] * len(piles)
         last = self.tricks[-1]
         excuse_closed = last.cards[0] == EXCUSE and last.winner == last.leader
-        chelem = None if misere_deal or len(set(winners)) != 1 else Side(winners[0])
-        # Each party's cards gathered first, then made a mask in one C-level sum.
-        taken: list[list[int]] = [[] for _ in range(n)]
-        for t, w in zip(self.tricks, winners, strict=True):
-            taken[w] += t.cards
-        for w, cards in enumerate(taken):
-            piles[w] = sum(map(BIT.__getitem__, cards)) & ~EXCUSE_MASK
         if self._excuse_seat >= 0:
             owner = party[self._excuse_seat]
-            excuse_trick = next(i for i, t in enumerate(self.tricks) if EXCUSE in t.cards)
-            w = winners[excuse_trick]
-            last_trick = excuse_trick == len(self.tricks) - 1
-            if chelem is not None or not last_trick:
+            excuse_trick = self._excuse_trick
+            w = party[self.tricks[excuse_trick].winner]
+            if chelem is not None or excuse_trick != len(self.tricks) - 1:
                 piles[owner] |= EXCUSE_MASK
                 if w != owner:
                     adjust[owner] -= 1

@@ -137,7 +137,6 @@ from tarot_p2p.rules.cards import (
     RANK_OF,
     SUIT_MASK,
     SUIT_OF,
-    SUITS,
     TRUMP_MASK,
     TRUMP_SUIT,
     CardSet,
@@ -174,6 +173,7 @@ class Phase(enum.IntEnum):
     DONE = 5
 
 
+_BIDDING: Final = Phase.BIDDING
 _PLAYING: Final = Phase.PLAY
 _DONE: Final = Phase.DONE
 
@@ -206,17 +206,6 @@ ABOVE: Final[tuple[CardSet, ...]] = tuple(
 """For a trump, the trumps above it."""
 
 _TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
-
-_POWER: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(
-        100 + c if SUIT_OF[c] == TRUMP_SUIT else (c + 1 if SUIT_OF[c] == led else 0)
-        for c in range(DECK_SIZE)
-    )
-    for led in (*SUITS, TRUMP_SUIT)
-)
-"""By the suit led, how strongly each card takes the trick: any trump above the suit led,
-a higher number above a lower one, 0 for a card that cannot win (another suit, the
-Excuse). Following a trick is then one look-up and one comparison per card."""
 
 
 class _Lister:
@@ -341,15 +330,48 @@ def game_of(config: TableConfig) -> Game:
     )
 
 
-@cache
-def _seating(config: TableConfig, dealer: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The active seats in playing order and each seat's next one (-1 for a seat sitting
-    out), once per dealer rather than once per hand."""
+class _Seating(NamedTuple):
+    """What a hand needs of its table and dealer, worked out once rather than per hand."""
+
+    config: TableConfig
+    game: Game
+    order: tuple[int, ...]
+    """The active seats in playing order."""
+    next_seat: tuple[int, ...]
+    """Each seat's next one (-1 for a seat sitting out)."""
+    rotation: tuple[tuple[int, ...], ...]
+    """From each seat, the active seats in playing order starting with it (empty for a seat
+    sitting out): who played each card of a trick that seat led."""
+
+
+_SEATINGS: Final[dict[tuple[int, int], _Seating]] = {}
+_MAX_SEATINGS: Final = 1024
+
+
+def _seating(config: TableConfig, dealer: int) -> _Seating:
+    """The :class:`_Seating` of ``config`` and ``dealer`` (which must be a seat).
+
+    Looked up by the identity of the configuration, not by its value: hashing a
+    ``TableConfig`` (a dataclass's hash, written in Python, over its sixteen fields) cost
+    about a microsecond, twice per hand, and a hand is set up at every playout of the strong
+    bot. Each entry holds its configuration alive, so no other object can take the ``id``
+    it is filed under while the entry lives; the memo is emptied if it ever grows large (a
+    program making a new configuration per hand)."""
+    seating = _SEATINGS.get((id(config), dealer))
+    if seating is not None and type(dealer) is int:
+        return seating  # (a float or other number equal to a seat is checked again)
     order = active_seats(config, dealer)
     nxt = [-1] * config.seats
+    rotation: list[tuple[int, ...]] = [()] * config.seats
     for i, s in enumerate(order):
         nxt[s] = order[(i + 1) % len(order)]
-    return order, tuple(nxt)
+        rotation[s] = order[i:] + order[:i]
+    if len(_SEATINGS) >= _MAX_SEATINGS:
+        _SEATINGS.clear()
+    seating = _SEATINGS[id(config), dealer] = _Seating(
+        config, game_of(config), order, tuple(nxt), tuple(rotation)
+    )
+    return seating
 
 
 class Trick(NamedTuple):
@@ -414,8 +436,6 @@ class State:
 
     __slots__ = (
         "_bids",
-        "_excuse_seat",
-        "_excuse_trick",
         "_history",
         "_lead_suit",
         "_legal_cache",
@@ -425,13 +445,11 @@ class State:
         "_played_before",
         "_players",
         "_poignees",
+        "_rotation",
         "_speaker",
         "_top_bid",
         "_trick",
         "_trick_leader",
-        "_win_card",
-        "_win_power",
-        "_win_seat",
         "_won",
         "called",
         "chelem_announced",
@@ -470,17 +488,18 @@ class State:
         piles: Sequence[Sequence[Sequence[int | None]]] = (),
     ) -> None:
         """Prefer :func:`new_hand` and :func:`from_hands`, which validate the deal."""
-        game = game_of(config)
-        check_seat(config, dealer)
+        _, game, self._order, self.next_seat, self._rotation = _seating(config, dealer)
         self.config = config
         self.game = game
         self.dealer = dealer
-        self._order, self.next_seat = _seating(config, dealer)
         self.hands = [h or 0 for h in hands]
-        self.hidden = [
-            (game.hand_size if s in self._order else 0) if h is None else 0
-            for s, h in enumerate(hands)
-        ]
+        if None in hands:
+            self.hidden = [
+                (game.hand_size if s in self._order else 0) if h is None else 0
+                for s, h in enumerate(hands)
+            ]
+        else:
+            self.hidden = [0] * game.seats
         self.chien_known = chien is not None
         self.chien = chien or 0
         known = self.chien
@@ -499,7 +518,7 @@ class State:
         self.taker_pool = 0
         self.ecart = 0
         self.ecart_hidden = 0
-        self.phase = Phase.BIDDING
+        self.phase = _BIDDING
         self._speaker = 0
         self.current = self._order[0]
         self._bids: list[tuple[int, int]] = []
@@ -518,11 +537,6 @@ class State:
         self._trick: list[int] = []
         self._trick_leader = self._order[0]
         self._lead_suit = -1
-        self._win_seat = -1
-        self._win_card = -1
-        self._win_power = 0
-        self._excuse_seat = -1
-        self._excuse_trick = -1
         self._players = game.players
         self._pile_game = game.piles
         self.played = 0
@@ -534,7 +548,9 @@ class State:
         self._played_before = 0
         self.void: Void | None = None
         self._history: list[Action] = []
-        self._legal_cache = -1
+        # The legal cards of the current player once listed (0: not yet), so that
+        # apply_action checks a listed card with one bit test.
+        self._legal_cache = 0
 
     # ------------------------------------------------------------------ queries
 
@@ -601,7 +617,8 @@ class State:
                     return out
             trumps = h & TRUMP_MASK
             if trumps:
-                mask = (trumps & ABOVE[self._win_card] or trumps) | (h & EXCUSE_MASK)
+                in_trick = self.played ^ self._played_before
+                mask = _trumps_to_play(trumps, in_trick) | (h & EXCUSE_MASK)
                 self._legal_cache = mask
                 return _list_trump_plays(mask, out)
             self._legal_cache = h
@@ -638,7 +655,10 @@ class State:
         return self._legal_mask()
 
     def _legal_mask(self) -> CardSet:
-        if self._legal_cache >= 0:
+        """The current player's legal cards, kept for apply_action unless a card may come
+        from a pile (two players: playing a pile's top card turns the next one up, which
+        apply_action's shortcut for listed cards does not do)."""
+        if self._legal_cache:
             return self._legal_cache
         seat = self.current
         h = self.hands[seat] | self.tops[seat] if self._pile_game else self.hands[seat]
@@ -646,20 +666,17 @@ class State:
         if suit < 0:
             mask = h
         else:
-            if suit != TRUMP_SUIT:
-                follow = h & SUIT_MASK[suit]
-                if follow:
-                    mask = follow | (h & EXCUSE_MASK)
-                    self._legal_cache = mask
-                    return mask
+            follow = h & SUIT_MASK[suit] if suit != TRUMP_SUIT else 0
             trumps = h & TRUMP_MASK
-            if trumps:
-                # A trump in the trick is the winning card (ABOVE is 0 for a suit card).
-                over = trumps & ABOVE[self._win_card]
-                mask = (over or trumps) | (h & EXCUSE_MASK)
+            if follow:
+                mask = follow | (h & EXCUSE_MASK)
+            elif trumps:
+                in_trick = self.played ^ self._played_before
+                mask = _trumps_to_play(trumps, in_trick) | (h & EXCUSE_MASK)
             else:
                 mask = h
-        self._legal_cache = mask
+        if not self._pile_game:
+            self._legal_cache = mask
         return mask
 
     def _announcements(self, seat: int) -> list[Action]:
@@ -695,35 +712,22 @@ class State:
         if phase is _PLAYING and type(action) is Play:
             # A card: the engine's most frequent move, written out here rather than in a
             # method of its own (one call less per card of every playout).
+            # A card listed as legal (legal_actions, legal_play_mask) is checked with one
+            # bit test; any other goes through every check in _take_played.
             seat = self.current
             card = action.card
-            if type(card) is not int or not 0 <= card < DECK_SIZE:
-                raise IllegalAction("card", f"no card {card!r}")
-            bit = 1 << card
-            if self.hidden[seat] or self._pile_game:
-                self._take_played(seat, card, bit)
-            else:
-                legal = self._legal_cache
-                if legal < 0:
-                    legal = self._legal_mask()
-                if not legal & bit:
-                    raise self._play_error(seat, card)
+            if type(card) is int and card >= 0 and self._legal_cache >> card & 1:
+                bit = 1 << card
                 self.hands[seat] ^= bit
+            else:
+                bit = self._take_played(seat, card)
             self.played |= bit
             self.played_by[seat] |= bit
-            self._legal_cache = -1
+            self._legal_cache = 0
             trick = self._trick
             trick.append(card)
-            if card == EXCUSE:
-                self._excuse_seat = seat
-                self._excuse_trick = len(self.tricks)
-            else:
-                suit = self._lead_suit
-                if suit < 0:
-                    suit = self._lead_suit = SUIT_OF[card]
-                power = _POWER[suit][card]
-                if power > self._win_power:
-                    self._win_power, self._win_card, self._win_seat = power, card, seat
+            if self._lead_suit < 0 and card != EXCUSE:
+                self._lead_suit = SUIT_OF[card]  # the Excuse led, the next card sets the suit
             if len(trick) < self._players:
                 self.current = self.next_seat[seat]
             else:
@@ -851,7 +855,7 @@ class State:
             self._take_from(seat, card)
             self.ecart |= bit
         self.discards_left -= 1
-        self._legal_cache = -1
+        self._legal_cache = 0
         if not self.discards_left:
             self.phase = Phase.GO
 
@@ -882,7 +886,7 @@ class State:
         self.phase = Phase.PLAY
         self._trick_leader = leader
         self.current = leader
-        self._legal_cache = -1
+        self._legal_cache = 0
 
     def _check_announce_window(self, seat: int) -> None:
         if self.played_by[seat]:
@@ -942,16 +946,17 @@ class State:
             raise IllegalAction("misere-false", f"the hand does not qualify for {Misere(kind)}")
         self._miseres.append((seat, kind))
 
-    def _take_played(self, seat: int, card: int, bit: int) -> None:
-        """The played ``card`` leaves ``seat``'s hand or piles (two players, or a hand this
-        state does not fully see), checked as far as this state can."""
+    def _take_played(self, seat: int, card: int) -> CardSet:
+        """The played ``card`` leaves ``seat``'s hand or piles, checked as far as this state
+        can (a card not listed as legal: two players, a hand this state does not fully see,
+        or an illegal card); returns its bit."""
+        if type(card) is not int or not 0 <= card < DECK_SIZE:
+            raise IllegalAction("card", f"no card {card!r}")
+        bit = 1 << card
         if self._pile_game and self.pending_piles(seat):
             raise IncompleteInformation("a pile card turned up must be revealed first")
         if not self.hidden[seat]:
-            legal = self._legal_cache
-            if legal < 0:
-                legal = self._legal_mask()
-            if not legal & bit:
+            if not self._legal_mask() & bit:
                 raise self._play_error(seat, card)
             if self.tops[seat] & bit:
                 self._turn_up(seat, card)
@@ -961,23 +966,29 @@ class State:
             self._turn_up(seat, card)
         else:
             self._take_from(seat, card)
+        return bit
 
     def _end_trick(self) -> None:
         """Every player has played to the trick: it goes to its winner, who leads next."""
         trick = self._trick
-        winner = self._win_seat
+        leader = self._trick_leader
         tricks = self.tricks
+        played = self.played
+        taken = played ^ self._played_before
         last = len(tricks) + 1 == self.game.tricks
         if last and trick[0] == EXCUSE and self._excuse_closes_chelem():
-            winner = self._trick_leader
+            winner = leader
+        else:
+            # The highest trump, else the highest card of the suit led: read from the
+            # trick's cards once it is complete rather than compared card by card.
+            best = (taken & TRUMP_MASK or taken & SUIT_MASK[self._lead_suit]).bit_length() - 1
+            winner = self._rotation[leader][trick.index(best)]
         # tuple.__new__ directly: the named tuple's own __new__ is a Python-level call.
-        tricks.append(_new_tuple(Trick, (self._trick_leader, tuple(trick), winner)))
-        played = self.played
-        self._won[winner] |= played ^ self._played_before
+        tricks.append(_new_tuple(Trick, (leader, tuple(trick), winner)))
+        self._won[winner] |= taken
         self._played_before = played
         self._trick = []
-        self._lead_suit = self._win_card = self._win_seat = -1
-        self._win_power = 0
+        self._lead_suit = -1
         self._trick_leader = self.current = winner
         if last:
             self.phase = _DONE
@@ -1024,7 +1035,7 @@ class State:
         stack[-1] = card
         self.pool &= ~(1 << card)
         self.tops[seat] |= 1 << card
-        self._legal_cache = -1
+        self._legal_cache = 0
 
     def _play_error(self, seat: int, card: int) -> IllegalAction:
         h = self.hands[seat] | self.tops[seat]
@@ -1055,7 +1066,7 @@ class State:
         self.hands[seat] |= new
         self.pool &= ~new
         self.taker_pool &= ~new
-        self._legal_cache = -1
+        self._legal_cache = 0
 
     def reveal_chien(self, cards: CardSet) -> None:
         """The chien became known (shown in prise/garde, opened at the end otherwise)."""
@@ -1074,7 +1085,7 @@ class State:
         if taker is not None and self.contract is not None and self.contract <= Contract.GARDE:
             self.hands[taker] |= cards
             self.hidden[taker] -= self.game.chien_size
-            self._legal_cache = -1
+            self._legal_cache = 0
 
     def reveal_ecart(self, cards: CardSet) -> None:
         """The whole écart became known (at the end of the hand)."""
@@ -1178,11 +1189,12 @@ class State:
         adjust = [0] * len(piles)
         last = self.tricks[-1]
         excuse_closed = last.cards[0] == EXCUSE and last.winner == last.leader
-        if self._excuse_seat >= 0:
-            owner = party[self._excuse_seat]
-            excuse_trick = self._excuse_trick
-            w = party[self.tricks[excuse_trick].winner]
-            if chelem is not None or excuse_trick != len(self.tricks) - 1:
+        if self.played & EXCUSE_MASK:
+            at = next(i for i, t in enumerate(self.tricks) if EXCUSE in t.cards)
+            trick = self.tricks[at]
+            owner = party[self._rotation[trick.leader][trick.cards.index(EXCUSE)]]
+            w = party[trick.winner]
+            if chelem is not None or at != len(self.tricks) - 1:
                 piles[owner] |= EXCUSE_MASK
                 if w != owner:
                     adjust[owner] -= 1
@@ -1300,6 +1312,14 @@ def _lowest(mask: CardSet, k: int) -> CardSet:
         out |= low
         mask ^= low
     return out
+
+
+def _trumps_to_play(trumps: CardSet, in_trick: CardSet) -> CardSet:
+    """Of a player's ``trumps``, those he must play to a trick (holding the cards
+    ``in_trick``) that he cannot follow or that was led with a trump: the ones above every
+    trump in it (the bits above its highest trump), or any when he cannot overtrump."""
+    above = (in_trick & TRUMP_MASK).bit_length()
+    return trumps >> above << above or trumps
 
 
 def _is_petit_sec(hand: CardSet) -> bool:

@@ -103,7 +103,7 @@ hand alone; the hand is scored once (``score_hand`` with two players).
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Final, NamedTuple, cast
@@ -126,6 +126,7 @@ from tarot_p2p.rules.actions import (
     Poignee,
 )
 from tarot_p2p.rules.cards import (
+    BIT,
     DECK_SIZE,
     EXCUSE,
     EXCUSE_MASK,
@@ -160,6 +161,7 @@ from tarot_p2p.rules.scoring import (
     Side,
     score_hand,
     score_misere_deal,
+    unchecked_outcome,
 )
 from tarot_p2p.rules.scoring import Poignee as PoigneeBonus
 
@@ -219,11 +221,12 @@ class _Lister:
     of its actions, filled on first use (at most 2**14 patterns a suit). The six chunks are
     written out rather than looped over, and the tables are lists rather than dicts: both
     measured about three times faster than a loop over dicts (``benchmarks/rules_bench.py``).
-    A cache of whole masks costs more in memory traffic than it saves. When the caller
-    knows the cards lie in one suit, or among the trumps and the Excuse (following a trick),
-    :attr:`suit` and :attr:`trumps` read only those chunks."""
+    A cache of whole masks costs more in memory traffic than it saves. When the cards lie
+    among the trumps and the Excuse, :attr:`trumps` reads only those chunks; when they lie
+    in one suit (following a trick), :meth:`State.legal_actions` reads that suit's table
+    (:attr:`tables`, filled by :attr:`fill`) itself."""
 
-    __slots__ = ("all", "suit", "trumps")
+    __slots__ = ("all", "fill", "tables", "trumps")
 
     def __init__(self, actions: Sequence[Action]) -> None:
         t0, t1, t2, t3, t4, t5 = tables = [
@@ -233,8 +236,14 @@ class _Lister:
         shifts = (0, 14, 28, 42, 56, 67)
 
         def fill(chunk: int, part: int) -> tuple[Action, ...]:
-            base = shifts[chunk]
-            listed = tables[chunk][part] = tuple(actions[base + c] for c in cards_of(part))
+            """The entry of ``part`` (not 0): the entry of its lower cards, filled first
+            when missing, and its highest card's action (one tuple built per entry, which
+            mattered: random hands keep meeting new patterns)."""
+            top = part.bit_length() - 1
+            lower = part ^ (1 << top)
+            table = tables[chunk]
+            head = (table[lower] or fill(chunk, lower)) if lower else ()
+            listed = table[part] = (*head, actions[shifts[chunk] + top])
             return listed
 
         def trumps(mask: CardSet, out: list[Action]) -> list[Action]:
@@ -244,11 +253,6 @@ class _Lister:
             p = mask >> 67
             if p:
                 out += t5[p] or fill(5, p)
-            return out
-
-        def suit(s: int, mask: CardSet, out: list[Action]) -> list[Action]:
-            p = mask >> shifts[s]
-            out += tables[s][p] or fill(s, p)
             return out
 
         def listed(mask: CardSet, out: list[Action]) -> list[Action]:
@@ -272,15 +276,21 @@ class _Lister:
                 out += t5[p] or fill(5, p)
             return out
 
+        self.tables: Final = tables
+        self.fill: Final = fill
         self.all: Final = listed
-        self.suit: Final = suit
         self.trumps: Final = trumps
 
 
 _PLAYS: Final = _Lister(PLAY)
 _list_plays: Final = _PLAYS.all
-_list_suit_plays: Final = _PLAYS.suit
 _list_trump_plays: Final = _PLAYS.trumps
+_PLAY_TABLES: Final = _PLAYS.tables
+_fill_plays: Final = _PLAYS.fill
+_SUIT_SHIFT: Final = (0, 14, 28, 42)
+_FOLLOWED: Final = (*SUIT_MASK, 0, 0)
+"""By the suit led, the cards that follow it among the four suits: none when trumps were
+led (4) nor before a card sets the suit (-1, the last entry)."""
 _list_discards: Final = _Lister(DISCARD).all
 _PLAY_EXCUSE: Final = PLAY[EXCUSE]
 
@@ -386,6 +396,8 @@ class Trick(NamedTuple):
 
 
 _new_tuple: Final = tuple.__new__
+_SIDES: Final = (Side.ATTACK, Side.DEFENCE)
+_BITS: Final = list(BIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,6 +452,7 @@ class State:
         "_lead_suit",
         "_legal_cache",
         "_miseres",
+        "_open_play",
         "_order",
         "_pile_game",
         "_played_before",
@@ -551,6 +564,7 @@ class State:
         # The legal cards of the current player once listed (0: not yet), so that
         # apply_action checks a listed card with one bit test.
         self._legal_cache = 0
+        self._open_play = False
 
     # ------------------------------------------------------------------ queries
 
@@ -597,32 +611,34 @@ class State:
         player's first card, one canonical poignée per level is listed (the lowest trumps,
         the Excuse only when it must stand in); :meth:`apply_action` accepts any valid one.
         """
-        phase = self.phase
         seat = self.current
-        if phase is _PLAYING and not self.hidden[seat] and not self._pile_game:
-            out = [] if self.played_by[seat] or self.taker is None else self._announcements(seat)
+        if self._open_play:
+            # The rules of the card play, as in _legal_mask, with each case listed from the
+            # fewest tables: following a suit, one look-up.
             h = self.hands[seat]
             suit = self._lead_suit
-            if suit < 0:
-                self._legal_cache = h
-                return _list_plays(h, out)
-            if suit != TRUMP_SUIT:
-                follow = h & SUIT_MASK[suit]
-                if follow:
-                    _list_suit_plays(suit, follow, out)
-                    if h & EXCUSE_MASK:
-                        out.append(_PLAY_EXCUSE)
-                        follow |= EXCUSE_MASK
-                    self._legal_cache = follow
-                    return out
-            trumps = h & TRUMP_MASK
-            if trumps:
+            follow = h & _FOLLOWED[suit]
+            cards: Sequence[Action]
+            if follow:
+                part = follow >> _SUIT_SHIFT[suit]
+                cards = _PLAY_TABLES[suit][part] or _fill_plays(suit, part)
+                if h & EXCUSE_MASK:
+                    follow |= EXCUSE_MASK
+                    cards = (*cards, _PLAY_EXCUSE)
+                self._legal_cache = follow
+            elif suit >= 0 and h & TRUMP_MASK:
                 in_trick = self.played ^ self._played_before
-                mask = _trumps_to_play(trumps, in_trick) | (h & EXCUSE_MASK)
+                mask = _trumps_to_play(h & TRUMP_MASK, in_trick) | (h & EXCUSE_MASK)
                 self._legal_cache = mask
-                return _list_trump_plays(mask, out)
-            self._legal_cache = h
-            return _list_plays(h, out)
+                cards = _list_trump_plays(mask, [])
+            else:
+                self._legal_cache = h
+                cards = _list_plays(h, [])
+            # Announcements come before one's first card, so never after the first trick.
+            if self.tricks or self.played_by[seat] or self.taker is None:
+                return [*cards]
+            return [*self._announcements(seat), *cards]
+        phase = self.phase
         if phase is _PLAYING and not self.hidden[seat]:
             if self._pile_game and self.pending_piles(seat):
                 raise IncompleteInformation("a pile card turned up must be revealed first")
@@ -716,8 +732,11 @@ class State:
             # bit test; any other goes through every check in _take_played.
             seat = self.current
             card = action.card
-            if type(card) is int and card >= 0 and self._legal_cache >> card & 1:
-                bit = 1 << card
+            if (
+                type(card) is int
+                and 0 <= card < DECK_SIZE
+                and self._legal_cache & (bit := _BITS[card])
+            ):
                 self.hands[seat] ^= bit
             else:
                 bit = self._take_played(seat, card)
@@ -884,6 +903,10 @@ class State:
 
     def _start_play(self, leader: int) -> None:
         self.phase = Phase.PLAY
+        # The play phase of a position whose every hand is known, without piles: the
+        # shortest path of legal_actions. It stays so (a hand is never hidden again once
+        # the play starts) until the hand ends.
+        self._open_play = not self._pile_game and not any(self.hidden)
         self._trick_leader = leader
         self.current = leader
         self._legal_cache = 0
@@ -992,6 +1015,7 @@ class State:
         self._trick_leader = self.current = winner
         if last:
             self.phase = _DONE
+            self._open_play = False
 
     def _excuse_closes_chelem(self) -> bool:
         """The Excuse, led to the last trick, wins it when its side took every other trick
@@ -1114,6 +1138,10 @@ class State:
     def outcome(self) -> HandOutcome | None:
         """The result of a played hand, for :func:`score_hand`; ``None`` for a void deal or
         a misère deal (see :meth:`half_points`)."""
+        return self._outcome(HandOutcome)
+
+    def _outcome(self, make: Callable[..., HandOutcome]) -> HandOutcome | None:
+        """:meth:`outcome`, its fields given to ``make`` (``HandOutcome`` checks them)."""
         if self.phase is not Phase.DONE:
             raise IncompleteInformation("the hand is not over")
         if self.void is not None or self.taker is None:
@@ -1140,7 +1168,7 @@ class State:
                 if sum(side(t.winner) is s for t in self.tricks) >= self.game.tricks - 3:
                     petit_chelem = s
         dead = self.dealer if self.game.seats > self.game.players else None
-        return HandOutcome(
+        return make(
             contract=self.contract,
             taker=self.taker,
             partner=partner,
@@ -1150,12 +1178,14 @@ class State:
             poignees=tuple(
                 PoigneeBonus(side(s), self.game.poignee_thresholds.index(c.bit_count()) + 1)
                 for s, c in self._poignees
-            ),
+            )
+            if self._poignees
+            else (),
             chelem_announced=self.chelem_announced,
             chelem=chelem,
             petit_chelem=petit_chelem,
             petit_chelem_announced=self.petit_chelem_announced,
-            miseres=tuple(sorted(s for s, _ in self._miseres)),
+            miseres=tuple(sorted(s for s, _ in self._miseres)) if self._miseres else (),
             dead=dead,
         )
 
@@ -1171,30 +1201,34 @@ class State:
             raise IncompleteInformation("the chien must be revealed to count the hand")
         if self.ecart_hidden:
             raise IncompleteInformation("the écart must be revealed to count the hand")
+        # Read from the cards each seat took and played (kept as the play went), not from
+        # the tricks: the count ends every playout of the strong bot.
         won = self._won
+        played_by = self.played_by
         if misere_deal:
-            party = list(range(self.game.seats))
             piles = [m & ~EXCUSE_MASK for m in won]
             chelem = None
+            # The parties are the seats: the Excuse's player, and who took its trick (-1
+            # when it was not played: set aside in the chien).
+            owner = next((s for s, cards in enumerate(played_by) if cards & EXCUSE_MASK), -1)
+            w = next((s for s, cards in enumerate(won) if cards & EXCUSE_MASK), -1)
         else:
-            party = [int(s != self.taker and s != partner) for s in range(self.game.seats)]
-            attack = 0
-            for s, p in enumerate(party):
-                if not p:
-                    attack |= won[s]
+            taker = self.taker
+            assert taker is not None
+            attack, attack_played = won[taker], played_by[taker]
+            if partner is not None:
+                attack |= won[partner]
+                attack_played |= played_by[partner]
             # Every card played is in a trick taken by one side or the other.
             defence = self.played & ~attack
-            chelem = None if attack and defence else Side(not attack)
+            chelem = None if attack and defence else _SIDES[not attack]
             piles = [attack & ~EXCUSE_MASK, defence & ~EXCUSE_MASK]
+            owner, w = int(not attack_played & EXCUSE_MASK), int(not attack & EXCUSE_MASK)
         adjust = [0] * len(piles)
         last = self.tricks[-1]
         excuse_closed = last.cards[0] == EXCUSE and last.winner == last.leader
         if self.played & EXCUSE_MASK:
-            at = next(i for i, t in enumerate(self.tricks) if EXCUSE in t.cards)
-            trick = self.tricks[at]
-            owner = party[self._rotation[trick.leader][trick.cards.index(EXCUSE)]]
-            w = party[trick.winner]
-            if chelem is not None or at != len(self.tricks) - 1:
+            if chelem is not None or EXCUSE not in last.cards:
                 piles[owner] |= EXCUSE_MASK
                 if w != owner:
                     adjust[owner] -= 1
@@ -1229,7 +1263,7 @@ class State:
         if self.taker is None:
             dead = self.dealer if self.game.seats > self.game.players else None
             return score_misere_deal(self.config, self.half_points(), dead)
-        outcome = self.outcome()
+        outcome = self._outcome(unchecked_outcome)
         assert outcome is not None
         return score_hand(self.config, outcome)
 

@@ -156,9 +156,8 @@ _CARDS: Final = frozenset(range(DECK_SIZE))
 _INTS: Final = [int] * DECK_SIZE
 
 _BIT_OF: Final = {c: 1 << c for c in range(DECK_SIZE)}
-"""The bit of each card, as a dict: its ``__getitem__`` is a C method that ``map`` calls
-directly (a tuple's goes through a slower wrapper), and it refuses a number that is no
-card, negative ones included."""
+"""The bit of each card, as a dict (rather than a tuple or list) so that a number that is no
+card, a negative one included, is refused."""
 
 _BAD_DECK: Final = "deck order must hold each of the 78 cards exactly once"
 
@@ -175,12 +174,12 @@ def deal_cards(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> D
     check_seat(config, dealer)
     dead = config.players == 5 and config.active_players == 4
     gathers, chien_of = _gathers(config.players, dead, dealer)
-    bit = _BIT_OF.__getitem__
     try:
-        hands = tuple(0 if g is None else sum(map(bit, g(deck_order))) for g in gathers)
-        chien = sum(map(bit, chien_of(deck_order)))
+        bits = itemgetter(*deck_order)(_BIT_OF)  # each position's card as its bit, in C
     except KeyError:
         raise ValueError(_BAD_DECK) from None
+    hands = tuple(0 if g is None else sum(g(bits)) for g in gathers)
+    chien = sum(chien_of(bits))
     if config.players != 2:
         if sum(hands) + chien != FULL_DECK:
             raise ValueError(_BAD_DECK)

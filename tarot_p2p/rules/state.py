@@ -636,7 +636,7 @@ class State:
                 cards = _list_plays(h, [])
             # Announcements come before one's first card, so never after the first trick.
             if self.tricks or self.played_by[seat] or self.taker is None:
-                return [*cards]
+                return cards if type(cards) is list else [*cards]
             return [*self._announcements(seat), *cards]
         phase = self.phase
         if phase is _PLAYING and not self.hidden[seat]:

@@ -32,7 +32,7 @@ from functools import cache
 from operator import itemgetter
 from typing import Final
 
-from tarot_p2p.rules.cards import BIT, DECK_SIZE, FULL_DECK, CardSet, card_name, count
+from tarot_p2p.rules.cards import DECK_SIZE, FULL_DECK, CardSet, card_name, count
 from tarot_p2p.rules.config import FivePlayerMode, TableConfig
 
 CHIEN: Final = -1
@@ -153,30 +153,44 @@ def _gathers(
 
 
 _CARDS: Final = frozenset(range(DECK_SIZE))
+_INTS: Final = [int] * DECK_SIZE
+
+_BIT_OF: Final = {c: 1 << c for c in range(DECK_SIZE)}
+"""The bit of each card, as a dict (rather than a tuple or list) so that a number that is no
+card, a negative one included, is refused."""
+
+_BAD_DECK: Final = "deck order must hold each of the 78 cards exactly once"
 
 
 def deal_cards(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> Deal:
-    """Map ``deck_order`` (the 78 cards, top of the deck first) to hands and chien."""
-    if (
-        len(deck_order) != DECK_SIZE
-        or set(map(type, deck_order)) != {int}
-        or frozenset(deck_order) != _CARDS
-    ):
-        raise ValueError("deck order must hold each of the 78 cards exactly once")
+    """Map ``deck_order`` (the 78 cards, top of the deck first) to hands and chien.
+
+    Checked without a set of the cards (the deal starts every playout of the strong bot):
+    every entry an ``int`` (no bool), each a card (the look-up of its bit), and the 78 bits
+    adding up to the full deck, which they do only when no card comes twice (a repeated
+    card carries into another bit and leaves one bit fewer than cards)."""
+    if len(deck_order) != DECK_SIZE or list(map(type, deck_order)) != _INTS:
+        raise ValueError(_BAD_DECK)
     check_seat(config, dealer)
     dead = config.players == 5 and config.active_players == 4
-    gathers, chien = _gathers(config.players, dead, dealer)
-    bit = BIT.__getitem__
-    hands = tuple(0 if g is None else sum(map(bit, g(deck_order))) for g in gathers)
+    gathers, chien_of = _gathers(config.players, dead, dealer)
+    try:
+        bits = itemgetter(*deck_order)(_BIT_OF)  # each position's card as its bit, in C
+    except KeyError:
+        raise ValueError(_BAD_DECK) from None
+    hands = tuple(0 if g is None else sum(g(bits)) for g in gathers)
+    chien = sum(chien_of(bits))
     if config.players != 2:
-        return Deal(hands, sum(map(bit, chien(deck_order))))
+        if sum(hands) + chien != FULL_DECK:
+            raise ValueError(_BAD_DECK)
+        return Deal(hands, chien)
+    if frozenset(deck_order) != _CARDS:
+        raise ValueError(_BAD_DECK)
     piles = [[[0] * PACKET for _ in range(PILES)] for _ in range(config.seats)]
     for card, dest, pos in zip(deck_order, *_layout(2, False, dealer), strict=True):
         if pos is not None:
             piles[dest][pos[0]][pos[1]] = card
-    return Deal(
-        hands, sum(map(bit, chien(deck_order))), tuple(tuple(tuple(p) for p in ps) for ps in piles)
-    )
+    return Deal(hands, chien, tuple(tuple(tuple(p) for p in ps) for ps in piles))
 
 
 def check_deal(

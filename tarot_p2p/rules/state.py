@@ -138,7 +138,6 @@ from tarot_p2p.rules.cards import (
     RANK_OF,
     SUIT_MASK,
     SUIT_OF,
-    SUITS,
     TRUMP_MASK,
     TRUMP_SUIT,
     CardSet,
@@ -162,6 +161,7 @@ from tarot_p2p.rules.scoring import (
     Side,
     score_hand,
     score_misere_deal,
+    unchecked_outcome,
 )
 from tarot_p2p.rules.scoring import Poignee as PoigneeBonus
 
@@ -175,6 +175,7 @@ class Phase(enum.IntEnum):
     DONE = 5
 
 
+_BIDDING: Final = Phase.BIDDING
 _PLAYING: Final = Phase.PLAY
 _DONE: Final = Phase.DONE
 
@@ -208,23 +209,10 @@ ABOVE: Final[tuple[CardSet, ...]] = tuple(
 
 _TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
 
-_POWER: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(
-        100 + c if SUIT_OF[c] == TRUMP_SUIT else (c + 1 if SUIT_OF[c] == led else 0)
-        for c in range(DECK_SIZE)
-    )
-    for led in (*SUITS, TRUMP_SUIT)
-)
-"""By the suit led, how strongly each card takes the trick: any trump above the suit led,
-a higher number above a lower one, 0 for a card that cannot win (another suit, the
-Excuse). Following a trick is then one look-up and one comparison per card."""
 
-_Lister = Callable[[CardSet, list[Action]], list[Action]]
-
-
-def _lister(actions: Sequence[Action]) -> _Lister:
-    """A function extending a list with the action of each card of a mask, lowest card
-    first (``actions[card]`` is a card's action).
+class _Lister:
+    """Lists the actions of the cards of a mask, lowest card first (``actions[card]`` is a
+    card's action), appending them to a list.
 
     Why this shape: listing the legal cards is the engine's most frequent query (every move
     of every playout of the strong bot). Walking the bits costs a loop turn per card;
@@ -233,43 +221,78 @@ def _lister(actions: Sequence[Action]) -> _Lister:
     of its actions, filled on first use (at most 2**14 patterns a suit). The six chunks are
     written out rather than looped over, and the tables are lists rather than dicts: both
     measured about three times faster than a loop over dicts (``benchmarks/rules_bench.py``).
-    A cache of whole masks costs more in memory traffic than it saves."""
-    t0, t1, t2, t3, t4, t5 = tables = [
-        cast(list[tuple[Action, ...] | None], [None] * (1 << w)) for w in (14, 14, 14, 14, 11, 11)
-    ]
-    shifts = (0, 14, 28, 42, 56, 67)
+    A cache of whole masks costs more in memory traffic than it saves. When the cards lie
+    among the trumps and the Excuse, :attr:`trumps` reads only those chunks; when they lie
+    in one suit (following a trick), :meth:`State.legal_actions` reads that suit's table
+    (:attr:`tables`, filled by :attr:`fill`) itself."""
 
-    def fill(chunk: int, part: int) -> tuple[Action, ...]:
-        base = shifts[chunk]
-        listed = tables[chunk][part] = tuple(actions[base + c] for c in cards_of(part))
-        return listed
+    __slots__ = ("all", "fill", "tables", "trumps")
 
-    def listed(mask: CardSet, out: list[Action]) -> list[Action]:
-        p = mask & 0x3FFF
-        if p:
-            out += t0[p] or fill(0, p)
-        p = mask >> 14 & 0x3FFF
-        if p:
-            out += t1[p] or fill(1, p)
-        p = mask >> 28 & 0x3FFF
-        if p:
-            out += t2[p] or fill(2, p)
-        p = mask >> 42 & 0x3FFF
-        if p:
-            out += t3[p] or fill(3, p)
-        p = mask >> 56 & 0x7FF
-        if p:
-            out += t4[p] or fill(4, p)
-        p = mask >> 67
-        if p:
-            out += t5[p] or fill(5, p)
-        return out
+    def __init__(self, actions: Sequence[Action]) -> None:
+        t0, t1, t2, t3, t4, t5 = tables = [
+            cast(list[tuple[Action, ...] | None], [None] * (1 << w))
+            for w in (14, 14, 14, 14, 11, 11)
+        ]
+        shifts = (0, 14, 28, 42, 56, 67)
 
-    return listed
+        def fill(chunk: int, part: int) -> tuple[Action, ...]:
+            """The entry of ``part`` (not 0): the entry of its lower cards, filled first
+            when missing, and its highest card's action (one tuple built per entry, which
+            mattered: random hands keep meeting new patterns)."""
+            top = part.bit_length() - 1
+            lower = part ^ (1 << top)
+            table = tables[chunk]
+            head = (table[lower] or fill(chunk, lower)) if lower else ()
+            listed = table[part] = (*head, actions[shifts[chunk] + top])
+            return listed
+
+        def trumps(mask: CardSet, out: list[Action]) -> list[Action]:
+            p = mask >> 56 & 0x7FF
+            if p:
+                out += t4[p] or fill(4, p)
+            p = mask >> 67
+            if p:
+                out += t5[p] or fill(5, p)
+            return out
+
+        def listed(mask: CardSet, out: list[Action]) -> list[Action]:
+            p = mask & 0x3FFF
+            if p:
+                out += t0[p] or fill(0, p)
+            p = mask >> 14 & 0x3FFF
+            if p:
+                out += t1[p] or fill(1, p)
+            p = mask >> 28 & 0x3FFF
+            if p:
+                out += t2[p] or fill(2, p)
+            p = mask >> 42 & 0x3FFF
+            if p:
+                out += t3[p] or fill(3, p)
+            p = mask >> 56 & 0x7FF
+            if p:
+                out += t4[p] or fill(4, p)
+            p = mask >> 67
+            if p:
+                out += t5[p] or fill(5, p)
+            return out
+
+        self.tables: Final = tables
+        self.fill: Final = fill
+        self.all: Final = listed
+        self.trumps: Final = trumps
 
 
-_list_plays: Final = _lister(PLAY)
-_list_discards: Final = _lister(DISCARD)
+_PLAYS: Final = _Lister(PLAY)
+_list_plays: Final = _PLAYS.all
+_list_trump_plays: Final = _PLAYS.trumps
+_PLAY_TABLES: Final = _PLAYS.tables
+_fill_plays: Final = _PLAYS.fill
+_SUIT_SHIFT: Final = (0, 14, 28, 42)
+_FOLLOWED: Final = (*SUIT_MASK, 0, 0)
+"""By the suit led, the cards that follow it among the four suits: none when trumps were
+led (4) nor before a card sets the suit (-1, the last entry)."""
+_list_discards: Final = _Lister(DISCARD).all
+_PLAY_EXCUSE: Final = PLAY[EXCUSE]
 
 
 class IllegalAction(ValueError):
@@ -317,15 +340,48 @@ def game_of(config: TableConfig) -> Game:
     )
 
 
-@cache
-def _seating(config: TableConfig, dealer: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The active seats in playing order and each seat's next one (-1 for a seat sitting
-    out), once per dealer rather than once per hand."""
+class _Seating(NamedTuple):
+    """What a hand needs of its table and dealer, worked out once rather than per hand."""
+
+    config: TableConfig
+    game: Game
+    order: tuple[int, ...]
+    """The active seats in playing order."""
+    next_seat: tuple[int, ...]
+    """Each seat's next one (-1 for a seat sitting out)."""
+    rotation: tuple[tuple[int, ...], ...]
+    """From each seat, the active seats in playing order starting with it (empty for a seat
+    sitting out): who played each card of a trick that seat led."""
+
+
+_SEATINGS: Final[dict[tuple[int, int], _Seating]] = {}
+_MAX_SEATINGS: Final = 1024
+
+
+def _seating(config: TableConfig, dealer: int) -> _Seating:
+    """The :class:`_Seating` of ``config`` and ``dealer`` (which must be a seat).
+
+    Looked up by the identity of the configuration, not by its value: hashing a
+    ``TableConfig`` (a dataclass's hash, written in Python, over its sixteen fields) cost
+    about a microsecond, twice per hand, and a hand is set up at every playout of the strong
+    bot. Each entry holds its configuration alive, so no other object can take the ``id``
+    it is filed under while the entry lives; the memo is emptied if it ever grows large (a
+    program making a new configuration per hand)."""
+    seating = _SEATINGS.get((id(config), dealer))
+    if seating is not None and type(dealer) is int:
+        return seating  # (a float or other number equal to a seat is checked again)
     order = active_seats(config, dealer)
     nxt = [-1] * config.seats
+    rotation: list[tuple[int, ...]] = [()] * config.seats
     for i, s in enumerate(order):
         nxt[s] = order[(i + 1) % len(order)]
-    return order, tuple(nxt)
+        rotation[s] = order[i:] + order[:i]
+    if len(_SEATINGS) >= _MAX_SEATINGS:
+        _SEATINGS.clear()
+    seating = _SEATINGS[id(config), dealer] = _Seating(
+        config, game_of(config), order, tuple(nxt), tuple(rotation)
+    )
+    return seating
 
 
 class Trick(NamedTuple):
@@ -340,6 +396,8 @@ class Trick(NamedTuple):
 
 
 _new_tuple: Final = tuple.__new__
+_SIDES: Final = (Side.ATTACK, Side.DEFENCE)
+_BITS: Final = list(BIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,22 +448,22 @@ class State:
 
     __slots__ = (
         "_bids",
-        "_excuse_seat",
         "_history",
         "_lead_suit",
         "_legal_cache",
         "_miseres",
+        "_open_play",
         "_order",
         "_pile_game",
+        "_played_before",
         "_players",
         "_poignees",
+        "_rotation",
         "_speaker",
         "_top_bid",
         "_trick",
         "_trick_leader",
-        "_win_card",
-        "_win_power",
-        "_win_seat",
+        "_won",
         "called",
         "chelem_announced",
         "chien",
@@ -443,17 +501,18 @@ class State:
         piles: Sequence[Sequence[Sequence[int | None]]] = (),
     ) -> None:
         """Prefer :func:`new_hand` and :func:`from_hands`, which validate the deal."""
-        game = game_of(config)
-        check_seat(config, dealer)
+        _, game, self._order, self.next_seat, self._rotation = _seating(config, dealer)
         self.config = config
         self.game = game
         self.dealer = dealer
-        self._order, self.next_seat = _seating(config, dealer)
         self.hands = [h or 0 for h in hands]
-        self.hidden = [
-            (game.hand_size if s in self._order else 0) if h is None else 0
-            for s, h in enumerate(hands)
-        ]
+        if None in hands:
+            self.hidden = [
+                (game.hand_size if s in self._order else 0) if h is None else 0
+                for s, h in enumerate(hands)
+            ]
+        else:
+            self.hidden = [0] * game.seats
         self.chien_known = chien is not None
         self.chien = chien or 0
         known = self.chien
@@ -472,7 +531,7 @@ class State:
         self.taker_pool = 0
         self.ecart = 0
         self.ecart_hidden = 0
-        self.phase = Phase.BIDDING
+        self.phase = _BIDDING
         self._speaker = 0
         self.current = self._order[0]
         self._bids: list[tuple[int, int]] = []
@@ -491,17 +550,21 @@ class State:
         self._trick: list[int] = []
         self._trick_leader = self._order[0]
         self._lead_suit = -1
-        self._win_seat = -1
-        self._win_card = -1
-        self._win_power = 0
-        self._excuse_seat = -1
         self._players = game.players
         self._pile_game = game.piles
         self.played = 0
         self.played_by = [0] * game.seats
+        # The cards of the tricks each seat took, and those played before the current
+        # trick: kept as the tricks end so that counting a hand reads four masks instead of
+        # going through the tricks again (the count ends every playout of the strong bot).
+        self._won = [0] * game.seats
+        self._played_before = 0
         self.void: Void | None = None
         self._history: list[Action] = []
-        self._legal_cache = -1
+        # The legal cards of the current player once listed (0: not yet), so that
+        # apply_action checks a listed card with one bit test.
+        self._legal_cache = 0
+        self._open_play = False
 
     # ------------------------------------------------------------------ queries
 
@@ -548,14 +611,38 @@ class State:
         player's first card, one canonical poignée per level is listed (the lowest trumps,
         the Excuse only when it must stand in); :meth:`apply_action` accepts any valid one.
         """
-        phase = self.phase
         seat = self.current
+        if self._open_play:
+            # The rules of the card play, as in _legal_mask, with each case listed from the
+            # fewest tables: following a suit, one look-up.
+            h = self.hands[seat]
+            suit = self._lead_suit
+            follow = h & _FOLLOWED[suit]
+            cards: Sequence[Action]
+            if follow:
+                part = follow >> _SUIT_SHIFT[suit]
+                cards = _PLAY_TABLES[suit][part] or _fill_plays(suit, part)
+                if h & EXCUSE_MASK:
+                    follow |= EXCUSE_MASK
+                    cards = (*cards, _PLAY_EXCUSE)
+                self._legal_cache = follow
+            elif suit >= 0 and h & TRUMP_MASK:
+                in_trick = self.played ^ self._played_before
+                mask = _trumps_to_play(h & TRUMP_MASK, in_trick) | (h & EXCUSE_MASK)
+                self._legal_cache = mask
+                cards = _list_trump_plays(mask, [])
+            else:
+                self._legal_cache = h
+                cards = _list_plays(h, [])
+            # Announcements come before one's first card, so never after the first trick.
+            if self.tricks or self.played_by[seat] or self.taker is None:
+                return cards if type(cards) is list else [*cards]
+            return [*self._announcements(seat), *cards]
+        phase = self.phase
         if phase is _PLAYING and not self.hidden[seat]:
             if self._pile_game and self.pending_piles(seat):
                 raise IncompleteInformation("a pile card turned up must be revealed first")
-            mask = self._legal_cache
-            if mask < 0:
-                mask = self._legal_mask()
+            mask = self._legal_mask()
             if self.played_by[seat] or self.taker is None:
                 return _list_plays(mask, [])
             return _list_plays(mask, self._announcements(seat))
@@ -584,7 +671,10 @@ class State:
         return self._legal_mask()
 
     def _legal_mask(self) -> CardSet:
-        if self._legal_cache >= 0:
+        """The current player's legal cards, kept for apply_action unless a card may come
+        from a pile (two players: playing a pile's top card turns the next one up, which
+        apply_action's shortcut for listed cards does not do)."""
+        if self._legal_cache:
             return self._legal_cache
         seat = self.current
         h = self.hands[seat] | self.tops[seat] if self._pile_game else self.hands[seat]
@@ -592,20 +682,17 @@ class State:
         if suit < 0:
             mask = h
         else:
-            if suit != TRUMP_SUIT:
-                follow = h & SUIT_MASK[suit]
-                if follow:
-                    mask = follow | (h & EXCUSE_MASK)
-                    self._legal_cache = mask
-                    return mask
+            follow = h & SUIT_MASK[suit] if suit != TRUMP_SUIT else 0
             trumps = h & TRUMP_MASK
-            if trumps:
-                # A trump in the trick is the winning card (ABOVE is 0 for a suit card).
-                over = trumps & ABOVE[self._win_card]
-                mask = (over or trumps) | (h & EXCUSE_MASK)
+            if follow:
+                mask = follow | (h & EXCUSE_MASK)
+            elif trumps:
+                in_trick = self.played ^ self._played_before
+                mask = _trumps_to_play(trumps, in_trick) | (h & EXCUSE_MASK)
             else:
                 mask = h
-        self._legal_cache = mask
+        if not self._pile_game:
+            self._legal_cache = mask
         return mask
 
     def _announcements(self, seat: int) -> list[Action]:
@@ -641,34 +728,25 @@ class State:
         if phase is _PLAYING and type(action) is Play:
             # A card: the engine's most frequent move, written out here rather than in a
             # method of its own (one call less per card of every playout).
+            # A card listed as legal (legal_actions, legal_play_mask) is checked with one
+            # bit test; any other goes through every check in _take_played.
             seat = self.current
             card = action.card
-            if type(card) is not int or not 0 <= card < DECK_SIZE:
-                raise IllegalAction("card", f"no card {card!r}")
-            bit = 1 << card
-            if self.hidden[seat] or self._pile_game:
-                self._take_played(seat, card, bit)
-            else:
-                legal = self._legal_cache
-                if legal < 0:
-                    legal = self._legal_mask()
-                if not legal & bit:
-                    raise self._play_error(seat, card)
+            if (
+                type(card) is int
+                and 0 <= card < DECK_SIZE
+                and self._legal_cache & (bit := _BITS[card])
+            ):
                 self.hands[seat] ^= bit
+            else:
+                bit = self._take_played(seat, card)
             self.played |= bit
             self.played_by[seat] |= bit
-            self._legal_cache = -1
+            self._legal_cache = 0
             trick = self._trick
             trick.append(card)
-            if card == EXCUSE:
-                self._excuse_seat = seat
-            else:
-                suit = self._lead_suit
-                if suit < 0:
-                    suit = self._lead_suit = SUIT_OF[card]
-                power = _POWER[suit][card]
-                if power > self._win_power:
-                    self._win_power, self._win_card, self._win_seat = power, card, seat
+            if self._lead_suit < 0 and card != EXCUSE:
+                self._lead_suit = SUIT_OF[card]  # the Excuse led, the next card sets the suit
             if len(trick) < self._players:
                 self.current = self.next_seat[seat]
             else:
@@ -796,7 +874,7 @@ class State:
             self._take_from(seat, card)
             self.ecart |= bit
         self.discards_left -= 1
-        self._legal_cache = -1
+        self._legal_cache = 0
         if not self.discards_left:
             self.phase = Phase.GO
 
@@ -825,9 +903,13 @@ class State:
 
     def _start_play(self, leader: int) -> None:
         self.phase = Phase.PLAY
+        # The play phase of a position whose every hand is known, without piles: the
+        # shortest path of legal_actions. It stays so (a hand is never hidden again once
+        # the play starts) until the hand ends.
+        self._open_play = not self._pile_game and not any(self.hidden)
         self._trick_leader = leader
         self.current = leader
-        self._legal_cache = -1
+        self._legal_cache = 0
 
     def _check_announce_window(self, seat: int) -> None:
         if self.played_by[seat]:
@@ -887,16 +969,17 @@ class State:
             raise IllegalAction("misere-false", f"the hand does not qualify for {Misere(kind)}")
         self._miseres.append((seat, kind))
 
-    def _take_played(self, seat: int, card: int, bit: int) -> None:
-        """The played ``card`` leaves ``seat``'s hand or piles (two players, or a hand this
-        state does not fully see), checked as far as this state can."""
+    def _take_played(self, seat: int, card: int) -> CardSet:
+        """The played ``card`` leaves ``seat``'s hand or piles, checked as far as this state
+        can (a card not listed as legal: two players, a hand this state does not fully see,
+        or an illegal card); returns its bit."""
+        if type(card) is not int or not 0 <= card < DECK_SIZE:
+            raise IllegalAction("card", f"no card {card!r}")
+        bit = 1 << card
         if self._pile_game and self.pending_piles(seat):
             raise IncompleteInformation("a pile card turned up must be revealed first")
         if not self.hidden[seat]:
-            legal = self._legal_cache
-            if legal < 0:
-                legal = self._legal_mask()
-            if not legal & bit:
+            if not self._legal_mask() & bit:
                 raise self._play_error(seat, card)
             if self.tops[seat] & bit:
                 self._turn_up(seat, card)
@@ -906,23 +989,33 @@ class State:
             self._turn_up(seat, card)
         else:
             self._take_from(seat, card)
+        return bit
 
     def _end_trick(self) -> None:
         """Every player has played to the trick: it goes to its winner, who leads next."""
         trick = self._trick
-        winner = self._win_seat
+        leader = self._trick_leader
         tricks = self.tricks
+        played = self.played
+        taken = played ^ self._played_before
         last = len(tricks) + 1 == self.game.tricks
         if last and trick[0] == EXCUSE and self._excuse_closes_chelem():
-            winner = self._trick_leader
+            winner = leader
+        else:
+            # The highest trump, else the highest card of the suit led: read from the
+            # trick's cards once it is complete rather than compared card by card.
+            best = (taken & TRUMP_MASK or taken & SUIT_MASK[self._lead_suit]).bit_length() - 1
+            winner = self._rotation[leader][trick.index(best)]
         # tuple.__new__ directly: the named tuple's own __new__ is a Python-level call.
-        tricks.append(_new_tuple(Trick, (self._trick_leader, tuple(trick), winner)))
+        tricks.append(_new_tuple(Trick, (leader, tuple(trick), winner)))
+        self._won[winner] |= taken
+        self._played_before = played
         self._trick = []
-        self._lead_suit = self._win_card = self._win_seat = -1
-        self._win_power = 0
+        self._lead_suit = -1
         self._trick_leader = self.current = winner
         if last:
             self.phase = _DONE
+            self._open_play = False
 
     def _excuse_closes_chelem(self) -> bool:
         """The Excuse, led to the last trick, wins it when its side took every other trick
@@ -966,7 +1059,7 @@ class State:
         stack[-1] = card
         self.pool &= ~(1 << card)
         self.tops[seat] |= 1 << card
-        self._legal_cache = -1
+        self._legal_cache = 0
 
     def _play_error(self, seat: int, card: int) -> IllegalAction:
         h = self.hands[seat] | self.tops[seat]
@@ -997,7 +1090,7 @@ class State:
         self.hands[seat] |= new
         self.pool &= ~new
         self.taker_pool &= ~new
-        self._legal_cache = -1
+        self._legal_cache = 0
 
     def reveal_chien(self, cards: CardSet) -> None:
         """The chien became known (shown in prise/garde, opened at the end otherwise)."""
@@ -1016,7 +1109,7 @@ class State:
         if taker is not None and self.contract is not None and self.contract <= Contract.GARDE:
             self.hands[taker] |= cards
             self.hidden[taker] -= self.game.chien_size
-            self._legal_cache = -1
+            self._legal_cache = 0
 
     def reveal_ecart(self, cards: CardSet) -> None:
         """The whole écart became known (at the end of the hand)."""
@@ -1045,6 +1138,10 @@ class State:
     def outcome(self) -> HandOutcome | None:
         """The result of a played hand, for :func:`score_hand`; ``None`` for a void deal or
         a misère deal (see :meth:`half_points`)."""
+        return self._outcome(HandOutcome)
+
+    def _outcome(self, make: Callable[..., HandOutcome]) -> HandOutcome | None:
+        """:meth:`outcome`, its fields given to ``make`` (``HandOutcome`` checks them)."""
         if self.phase is not Phase.DONE:
             raise IncompleteInformation("the hand is not over")
         if self.void is not None or self.taker is None:
@@ -1071,7 +1168,7 @@ class State:
                 if sum(side(t.winner) is s for t in self.tricks) >= self.game.tricks - 3:
                     petit_chelem = s
         dead = self.dealer if self.game.seats > self.game.players else None
-        return HandOutcome(
+        return make(
             contract=self.contract,
             taker=self.taker,
             partner=partner,
@@ -1081,12 +1178,14 @@ class State:
             poignees=tuple(
                 PoigneeBonus(side(s), self.game.poignee_thresholds.index(c.bit_count()) + 1)
                 for s, c in self._poignees
-            ),
+            )
+            if self._poignees
+            else (),
             chelem_announced=self.chelem_announced,
             chelem=chelem,
             petit_chelem=petit_chelem,
             petit_chelem_announced=self.petit_chelem_announced,
-            miseres=tuple(sorted(s for s, _ in self._miseres)),
+            miseres=tuple(sorted(s for s, _ in self._miseres)) if self._miseres else (),
             dead=dead,
         )
 
@@ -1102,29 +1201,34 @@ class State:
             raise IncompleteInformation("the chien must be revealed to count the hand")
         if self.ecart_hidden:
             raise IncompleteInformation("the écart must be revealed to count the hand")
+        # Read from the cards each seat took and played (kept as the play went), not from
+        # the tricks: the count ends every playout of the strong bot.
+        won = self._won
+        played_by = self.played_by
         if misere_deal:
-            party = list(range(self.game.seats))
+            piles = [m & ~EXCUSE_MASK for m in won]
+            chelem = None
+            # The parties are the seats: the Excuse's player, and who took its trick (-1
+            # when it was not played: set aside in the chien).
+            owner = next((s for s, cards in enumerate(played_by) if cards & EXCUSE_MASK), -1)
+            w = next((s for s, cards in enumerate(won) if cards & EXCUSE_MASK), -1)
         else:
-            party = [int(s != self.taker and s != partner) for s in range(self.game.seats)]
-        n = self.game.seats if misere_deal else 2
-        piles = [0] * n
-        adjust = [0] * n
-        winners = [party[t.winner] for t in self.tricks]
+            taker = self.taker
+            assert taker is not None
+            attack, attack_played = won[taker], played_by[taker]
+            if partner is not None:
+                attack |= won[partner]
+                attack_played |= played_by[partner]
+            # Every card played is in a trick taken by one side or the other.
+            defence = self.played & ~attack
+            chelem = None if attack and defence else _SIDES[not attack]
+            piles = [attack & ~EXCUSE_MASK, defence & ~EXCUSE_MASK]
+            owner, w = int(not attack_played & EXCUSE_MASK), int(not attack & EXCUSE_MASK)
+        adjust = [0] * len(piles)
         last = self.tricks[-1]
         excuse_closed = last.cards[0] == EXCUSE and last.winner == last.leader
-        chelem = None if misere_deal or len(set(winners)) != 1 else Side(winners[0])
-        # Each party's cards gathered first, then made a mask in one C-level sum.
-        taken: list[list[int]] = [[] for _ in range(n)]
-        for t, w in zip(self.tricks, winners, strict=True):
-            taken[w] += t.cards
-        for w, cards in enumerate(taken):
-            piles[w] = sum(map(BIT.__getitem__, cards)) & ~EXCUSE_MASK
-        if self._excuse_seat >= 0:
-            owner = party[self._excuse_seat]
-            excuse_trick = next(i for i, t in enumerate(self.tricks) if EXCUSE in t.cards)
-            w = winners[excuse_trick]
-            last_trick = excuse_trick == len(self.tricks) - 1
-            if chelem is not None or not last_trick:
+        if self.played & EXCUSE_MASK:
+            if chelem is not None or EXCUSE not in last.cards:
                 piles[owner] |= EXCUSE_MASK
                 if w != owner:
                     adjust[owner] -= 1
@@ -1159,7 +1263,7 @@ class State:
         if self.taker is None:
             dead = self.dealer if self.game.seats > self.game.players else None
             return score_misere_deal(self.config, self.half_points(), dead)
-        outcome = self.outcome()
+        outcome = self._outcome(unchecked_outcome)
         assert outcome is not None
         return score_hand(self.config, outcome)
 
@@ -1242,6 +1346,14 @@ def _lowest(mask: CardSet, k: int) -> CardSet:
         out |= low
         mask ^= low
     return out
+
+
+def _trumps_to_play(trumps: CardSet, in_trick: CardSet) -> CardSet:
+    """Of a player's ``trumps``, those he must play to a trick (holding the cards
+    ``in_trick``) that he cannot follow or that was led with a trump: the ones above every
+    trump in it (the bits above its highest trump), or any when he cannot overtrump."""
+    above = (in_trick & TRUMP_MASK).bit_length()
+    return trumps >> above << above or trumps
 
 
 def _is_petit_sec(hand: CardSet) -> bool:

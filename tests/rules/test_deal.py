@@ -82,6 +82,7 @@ def test_deal_cards_maps_positions() -> None:
         [-1, *range(77)],  # -1 would index the last card
         [*range(-78, 0)],
         [0, True, *range(2, 78)],  # True equals 1
+        [0, 0, 1, *range(3, 78)],  # 0 twice: its two bits carry into card 1's and 2's
         [*range(77), 77.0],
         [*range(79)],
     ],

@@ -120,3 +120,20 @@ def test_listed_cards_and_discards_match_the_rules_card_by_card(
 @given(st.integers(0, (1 << DECK_SIZE) - 1))
 def test_half_points_match_the_sum_over_the_cards(mask: int) -> None:
     assert half_points_of(mask) == sum(HALF_POINTS[c] for c in range(DECK_SIZE) if mask >> c & 1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(CONFIGS), st.integers(0, 2**32 - 1))
+def test_the_legal_mask_computed_alone_matches_the_listing(config: TableConfig, seed: int) -> None:
+    # legal_play_mask (the strong bot's path) computes what legal_actions lists, each on a
+    # position where the other has not been asked first.
+    rnd = random.Random(seed)
+    deck = list(range(DECK_SIZE))
+    rnd.shuffle(deck)
+    state = new_hand(config, rnd.randrange(config.seats), deck)
+    while not state.is_terminal():
+        alone = state.clone().legal_play_mask() if state.phase is Phase.PLAY else None
+        legal = state.legal_actions()
+        if alone is not None:
+            assert alone == sum(1 << a.card for a in legal if type(a) is Play)
+        state.apply_action(legal[rnd.randrange(len(legal))])

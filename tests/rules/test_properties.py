@@ -12,7 +12,7 @@ from tarot_p2p.rules.audit import HandRecord, audit_hand, record_of
 from tarot_p2p.rules.cards import FULL_DECK, TOTAL_HALF_POINTS, half_points_of
 from tarot_p2p.rules.config import AllPass, ExcuseLastTrick, FivePlayerMode, TableConfig
 from tarot_p2p.rules.deal import Deal, active_seats, deal_cards
-from tarot_p2p.rules.scoring import Contract
+from tarot_p2p.rules.scoring import Contract, score_hand
 from tarot_p2p.rules.state import State, from_hands, new_hand
 
 from .engine_helpers import inject_revoke
@@ -81,6 +81,10 @@ def test_random_legal_hands(case: tuple[TableConfig, int, float]) -> None:
             assert state.ecart == 0
     if config.active_players < config.seats:
         assert scores[state.dealer] == 0
+    # returns() counts without the outcome's checks: the checked outcome scores the same.
+    outcome = state.outcome()
+    if outcome is not None:
+        assert score_hand(config, outcome) == scores
     # The audit's independent check finds nothing to blame in a hand the engine allowed.
     report = audit_hand(record_of(state, deal.hands, chien, deal.piles))
     assert report.offences == () and report.returns == scores

@@ -26,6 +26,7 @@ from tarot_p2p.rules.scoring import (
     score_hand,
     score_misere_deal,
     threshold,
+    unchecked_outcome,
 )
 
 FOUR = TableConfig()
@@ -556,3 +557,10 @@ def test_misere_deal_zero_sum_and_order(points: list[int]) -> None:
         for j in range(len(points)):
             if points[i] < points[j]:
                 assert scores[i] > scores[j]
+
+
+def test_an_unchecked_outcome_is_a_hand_outcome_with_its_defaults() -> None:
+    # The engine's count of its own hand: the same value as the checked construction.
+    fields = {"contract": Contract.GARDE, "taker": 1, "partner": None}
+    fields |= {"attack_half_points": 120, "attack_oudlers": 2}
+    assert unchecked_outcome(**fields) == HandOutcome(**fields)  # type: ignore[arg-type]

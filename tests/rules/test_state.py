@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tarot_p2p.rules import state as state_module
 from tarot_p2p.rules.actions import (
     PETIT_SEC,
     Action,
@@ -657,3 +658,18 @@ def test_petit_chelem_is_announced_only_in_the_variant_and_keeps_the_lead() -> N
     play_out(state, first_card)
     outcome = state.outcome()
     assert outcome is not None and outcome.petit_chelem_announced
+
+
+def test_a_hand_set_up_again_checks_its_dealer() -> None:
+    # The seating of a table and dealer is remembered; a dealer that only equals a seat is
+    # still refused once that seat's seating is known.
+    config = TableConfig()
+    dealt = new_hand(config, 1, list(range(78)))
+    with pytest.raises(ValueError, match="no seat"):
+        State(config, 1.0, dealt.hands, dealt.chien)  # type: ignore[arg-type]
+
+
+def test_seatings_remembered_stay_few() -> None:
+    for _ in range(state_module._MAX_SEATINGS + 10):
+        new_hand(TableConfig(), 0, list(range(78)))
+    assert len(state_module._SEATINGS) <= state_module._MAX_SEATINGS

@@ -88,6 +88,7 @@ from tarot_p2p.protocol.table import (
 )
 from tarot_p2p.protocol.transcript import (
     MAX_RECORD_LEN,
+    EarlyInRound,
     FileFrames,
     Transcript,
     TranscriptFileError,
@@ -445,6 +446,13 @@ class Peer:
             if self.transcript.classify(env) is Verdict.DUPLICATE:
                 return []
             return self._accept(env)
+        except EarlyInRound:
+            if env.seat == self.seat and env.hand == self.hand.hand and self._pending is None:
+                # Our own message of this round, made before we stopped and handed back
+                # by the others (table.md §7): ours to wait for, never to make anew.
+                self._pending = env
+                return []
+            raise
         except SeatViolation as exc:
             position = self._overtaken(env)
             if position is not None:

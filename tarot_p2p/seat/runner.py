@@ -79,8 +79,10 @@ from tarot_p2p.files.transcripts import TranscriptStore
 from tarot_p2p.meet.lobby import JOIN, LobbyError, read_lobby_request
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.link import MessageLink
+from tarot_p2p.protocol.envelope import open_envelope
 from tarot_p2p.protocol.errors import (
     LocalProtocolError,
+    ProtocolError,
     SeatViolation,
     UnattributedMessage,
 )
@@ -888,6 +890,16 @@ class TableRunner:
         if now - self._here_sent.get(request.member, -ANSWER_EVERY) < ANSWER_EVERY:
             return
         self._here_sent[request.member] = now
+        # First its own messages we keep early (a parallel round's, made before it
+        # stopped): it must wait for them to fill their slots, never sign them anew.
+        seat = self.peer.seat_of_member(request.member)
+        for wire in self._early:
+            try:
+                env = open_envelope(wire, table_id=self.peer.table_id, roster=None)
+            except ProtocolError:
+                continue
+            if env.seat == seat and env.hand == self.peer.hand.hand:
+                await self._send(wire)
         await self._send(self.peer.roll_call(request.nonce, HERE_KIND))
 
     # ------------------------------------------------------------------ resuming

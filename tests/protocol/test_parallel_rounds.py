@@ -244,3 +244,29 @@ def test_an_abandon_is_a_message_of_the_round_and_carries_its_base() -> None:
     assert env.prev == table.observer.transcript.expected_prev
     table.observer.receive(wire)
     assert table.observer.hand.abandoned == 1
+
+
+def test_a_seat_put_back_from_a_backup_adopts_its_round_message_handed_back() -> None:
+    """Its files are older than its key (saved before it made it): the others hand the key
+    back from what they keep early (the runner's answer to its roll call), and the seat
+    waits for it to fill its slot instead of making a second key for the same slot."""
+    table = make_table(one_deal(4), seed=b"backup")
+    _at_round(table, Phase.KEYS)
+    peer = table.peer_at(2)
+    member = peer.member
+    assert member is not None
+    older = peer.export_secrets()  # the backup: before the key was made
+    data = file_header(peer.table_id, peer.binding) + b"".join(
+        file_record(e) for e in peer.transcript
+    )
+    made = peer.next_message()
+    assert made is not None
+    back = Peer.resume(data, older, identity=table.keys[member], rng=table.rngs[member])
+    assert back.my_turn() and back.pending is None  # it would make a new key...
+    assert back.receive(made) == []  # ...but its own key comes back first
+    assert back.pending == made and not back.my_turn()
+    table.peers[member] = back
+    for _ in range(2):  # seats 0 and 1: then the adopted key fills seat 2's slot
+        step(table, BOT)
+    assert [e.wire for e in back.transcript if e.kind == "key" and e.hand == 1][2] == made
+    assert back.secret_lost is not None  # the backup lacks that key's secret (table.md §7)

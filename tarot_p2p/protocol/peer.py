@@ -90,6 +90,7 @@ from tarot_p2p.protocol.transcript import (
     MAX_RECORD_LEN,
     EarlyInRound,
     FileFrames,
+    RoundSlots,
     Transcript,
     TranscriptFileError,
     Verdict,
@@ -564,8 +565,12 @@ class Peer:
             self._pending = None  # our own message, handed back to us by the others
         if self.hand is not hand:
             self._hand_start = len(self.transcript)
-        opened = self.hand.round_opened
-        self.transcript.round_start = None if opened is None else self._hand_start + opened
+        seqs = self.hand.round_seqs
+        self.transcript.round = (
+            None
+            if seqs is None
+            else RoundSlots(self._hand_start + seqs.start, self.hand.hand, seqs)
+        )
         if hand.exposed is not None:
             blamed = self._blame(env, hand.exposed)
             raise CheatExposed(blamed.seat, blamed.reason, blamed.evidence)

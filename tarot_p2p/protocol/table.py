@@ -315,7 +315,7 @@ class HandMachine:
         self.count = 0
         """Messages of this hand applied so far."""
         self._opened = 0
-        """:attr:`count` when the last parallel round opened (see :attr:`round_opened`)."""
+        """:attr:`count` when the last parallel round opened (see :attr:`round_seqs`)."""
         self.key_shares: list[Point] = []
         self.escrow_keys: list[Point] = []
         """Each seat's escrow key ``E_j`` of this hand (``crypto.md`` §10.1)."""
@@ -394,11 +394,14 @@ class HandMachine:
         )
 
     @property
-    def round_opened(self) -> int | None:
-        """In a parallel round, how many messages of this hand came before its first one
-        (every message of the round is built on the history up to there); ``None``
-        elsewhere."""
-        return self._opened if self.phase in PARALLEL else None
+    def round_seqs(self) -> range | None:
+        """In a parallel round, the sequence numbers of its slots in this hand (every
+        message of the round is built on the history before the first); ``None``
+        elsewhere. Its size is fixed when it opens: the contributors then, one slot each
+        (an abandon takes the silent seat's)."""
+        if self.phase not in PARALLEL:
+            return None
+        return range(self._opened, self.count + len(self._round))
 
     def round_position(self, seat: int) -> int | None:
         """In a parallel round, how many messages still come before ``seat``'s own

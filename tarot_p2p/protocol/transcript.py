@@ -93,6 +93,16 @@ class EarlyInRound(TranscriptGap):
     once the messages of the seats before it are in. Kept, never blamed while it waits."""
 
 
+@dataclass(frozen=True, slots=True)
+class RoundSlots:
+    """A parallel round (``table.md`` §1.4): its messages all carry the digest after the
+    first ``base`` messages, and fill the slots ``(hand, q)``, ``q`` in ``seqs``."""
+
+    base: int
+    hand: int
+    seqs: range
+
+
 def successors(slot: tuple[int, int] | None) -> tuple[tuple[int, int], ...]:
     if slot is None:
         return ((0, 0),)
@@ -111,9 +121,9 @@ class Transcript:
         self._digests: list[bytes] = [self.genesis]
         self._known: dict[bytes, int] = {self.genesis: 0}
         self._slots: dict[tuple[int, int], int] = {}
-        self.round_start: int | None = None
-        """How many messages came before the parallel round we are in (``None``: we are in
-        none), as the table state machine says; ``strict=False`` leaves it unused."""
+        self.round: RoundSlots | None = None
+        """The parallel round we are in (``None``: none), as the table state machine says;
+        ``strict=False`` leaves it unused."""
         self.strict = True
         """Whether the ``prev`` of the next message must be exactly :attr:`expected_prev`.
         A reader without the table's state (a file's structure) only requires a digest of
@@ -128,7 +138,7 @@ class Transcript:
     def expected_prev(self) -> bytes:
         """What the next message must carry as ``prev``: the head, or in a parallel round
         the round's base (the digest before its first message)."""
-        return self._digests[len(self._entries) if self.round_start is None else self.round_start]
+        return self._digests[len(self._entries) if self.round is None else self.round.base]
 
     @property
     def last_slot(self) -> tuple[int, int] | None:
@@ -139,6 +149,10 @@ class Transcript:
 
     def __iter__(self) -> Iterator[SignedEnvelope]:
         return iter(self._entries)
+
+    def position(self, digest: bytes) -> int | None:
+        """How many messages came before ``digest`` (``None``: not a digest of ours)."""
+        return self._known.get(digest)
 
     def digest_after(self, count: int) -> bytes:
         """Digest after the first ``count`` messages (``digest_after(0)`` is the genesis)."""
@@ -169,14 +183,14 @@ class Transcript:
             raise TranscriptGap(
                 f"message {env.slot} built on an unknown history", env.wire, env.prev
             )
-        base = len(self._entries) if self.round_start is None else self.round_start
+        round_ = self.round
+        base = len(self._entries) if round_ is None else round_.base
         if position != base and (self.strict or position < self._hand_start(env.hand)):
             raise SeatViolation(
                 env.seat, f"fork: message {env.slot} built on message {position}", (env.wire,)
             )
         if env.slot not in successors(self.last_slot):
-            last = self.last_slot
-            if self.round_start is not None and last and last < env.slot <= (last[0] + 1, 1 << 32):
+            if round_ is not None and env.hand == round_.hand and env.seq in round_.seqs:
                 raise EarlyInRound(
                     f"message {env.slot} of this round came early", env.wire, env.prev
                 )

@@ -270,3 +270,31 @@ def test_a_seat_put_back_from_a_backup_adopts_its_round_message_handed_back() ->
         step(table, BOT)
     assert [e.wire for e in back.transcript if e.kind == "key" and e.hand == 1][2] == made
     assert back.secret_lost is not None  # the backup lacks that key's secret (table.md §7)
+
+
+@pytest.mark.parametrize("seq", [4, 99])
+def test_a_slot_past_the_round_on_its_base_is_its_signers_violation(seq: int) -> None:
+    """The round's slots are fixed when it opens: a message on its base for a slot after
+    its last one is no early message to keep, but a slot its signer made up."""
+    table = make_table(one_deal(4), seed=b"past")
+    _at_round(table, Phase.KEYS)
+    honest = open_envelope(
+        table.peer_at(1).next_message() or b"", table_id=table.observer.table_id, roster=None
+    )
+    assert honest.seq == 1 and table.observer.transcript.round is not None
+    assert table.observer.transcript.round.seqs == range(0, 4)
+    wrong = seal(
+        table.keys[table.observer.seating[1]],  # type: ignore[index]
+        table_id=honest.table_id,
+        hand=1,
+        seq=seq,
+        seat=1,
+        prev=honest.prev,
+        kind="key",
+        body=honest.body,
+    )
+    with pytest.raises(SeatViolation, match="does not follow") as refused:
+        table.observer.receive(wrong.wire)
+    assert refused.value.seat == 1
+    with pytest.raises(EarlyInRound):
+        table.observer.receive(honest.wire)  # the honest one waits for seat 0's key

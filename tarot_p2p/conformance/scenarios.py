@@ -390,6 +390,26 @@ def _refused(kind: str) -> str:
     return f"violation by the cheater: {kind}"
 
 
+def _audit_games(name: str, what: str, loser: str, stage: Stage, plan: DealPlan) -> list[Scenario]:
+    """One audit game a table size: the kit deals by ``plan`` so that the cheat wins the
+    hand as played, the taker bids a garde, and ``what`` happens (said after "at N, ");
+    only the end-of-hand audit turns the line against ``loser``'s side."""
+    return [
+        Scenario(
+            f"{name}-{n}",
+            f"at {n}, {what}",
+            f"finished, with the audit's line: {loser} loses the hand",
+            n,
+            stage,
+            bid=Contract.GARDE,
+            deals=2,
+            plan=plan,
+            found_by=AUDIT,
+        )
+        for n in (3, 4, 5)
+    ]
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "honest-3",
@@ -498,50 +518,29 @@ SCENARIOS: tuple[Scenario, ...] = (
         bid=Contract.GARDE_SANS,
         deals=4,
     ),
-    *(
-        Scenario(
-            f"illegal-ecart-{n}",
-            f"at {n}, the kit deals its taker the Excuse and the highest trumps and a king in "
-            "the chien; he takes a garde and puts the king in the écart, hidden, then wins",
-            "finished, with the audit's line: the taker loses the hand",
-            n,
-            illegal_ecart,
-            bid=Contract.GARDE,
-            deals=2,
-            plan=master_of_trumps,
-            found_by=AUDIT,
-        )
-        for n in (3, 4, 5)
+    *_audit_games(
+        "illegal-ecart",
+        "the kit deals its taker the Excuse and the highest trumps and a king in the chien; "
+        "he takes a garde and puts the king in the écart, hidden, then wins",
+        "the taker",
+        illegal_ecart,
+        master_of_trumps,
     ),
-    *(
-        Scenario(
-            f"false-poignee-excuse-{n}",
-            f"at {n}, the kit's taker, dealt the Excuse and the highest trumps, shows a "
-            "poignée with the Excuse while holding trumps he does not show, then wins",
-            "finished, with the audit's line: the taker loses the hand",
-            n,
-            excuse_poignee,
-            bid=Contract.GARDE,
-            deals=2,
-            plan=master_of_trumps,
-            found_by=AUDIT,
-        )
-        for n in (3, 4, 5)
+    *_audit_games(
+        "false-poignee-excuse",
+        "the kit's taker, dealt the Excuse and the highest trumps, shows a poignée with the "
+        "Excuse while holding trumps he does not show, then wins",
+        "the taker",
+        excuse_poignee,
+        master_of_trumps,
     ),
-    *(
-        Scenario(
-            f"revoke-{n}",
-            f"at {n}, the kit deals one of its defenders every high trump, so the defence "
-            "wins every trick it must; another defender revokes at its first card",
-            "finished, with the audit's line: the defence loses the hand",
-            n,
-            revoke,
-            bid=Contract.GARDE,
-            deals=2,
-            plan=trump_wall,
-            found_by=AUDIT,
-        )
-        for n in (3, 4, 5)
+    *_audit_games(
+        "revoke",
+        "the kit deals one of its defenders every high trump, so the defence wins every "
+        "trick it must; another defender revokes at its first card",
+        "the defence",
+        revoke,
+        trump_wall,
     ),
     *(
         Scenario(
@@ -601,11 +600,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
 )
 """Every scenario, in the order the kit plays them."""
-
-CHECKED_ON_ARRIVAL = frozenset(
-    s.name for s in SCENARIOS if s.stage is not None and s.found_by == ARRIVAL
-)
-"""The cheat games a program decides by its checks of each message as it arrives."""
 
 
 def by_name(names: list[str] | None) -> list[Scenario]:

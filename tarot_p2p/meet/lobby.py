@@ -194,11 +194,14 @@ def leave_request(identity: Ed25519PrivateKey, name: str, table_id: bytes, secre
     return _request(identity, LEAVE, name, table_id, secret)
 
 
-def _verified(identity: bytes, signature: bytes, signed: bytes) -> None:
+def _verified(identity: bytes, signature: bytes, signed: bytes) -> Ed25519PublicKey:
+    """The key ``identity`` (raw), once ``signature`` over ``signed`` verifies under it."""
     try:
-        Ed25519PublicKey.from_public_bytes(identity).verify(signature, signed)
+        key = Ed25519PublicKey.from_public_bytes(identity)
+        key.verify(signature, signed)
     except (InvalidSignature, ValueError):
         raise LobbyError("join request: bad signature") from None
+    return key
 
 
 def _version_1(wire: bytes, table_id: bytes) -> None:
@@ -239,11 +242,7 @@ def read_lobby_request(wire: bytes, table_id: bytes, secret: bytes | None) -> Lo
         request.proof, seat_proof(secret, table_id, request.identity)
     ):
         raise LobbyError("join request: the seat proof is not made with the join secret")
-    try:
-        key = Ed25519PublicKey.from_public_bytes(request.identity)
-        key.verify(signature, JOIN_REQUEST_DOMAIN + payload)
-    except (InvalidSignature, ValueError):
-        raise LobbyError("join request: bad signature") from None
+    key = _verified(request.identity, signature, JOIN_REQUEST_DOMAIN + payload)
     if request.kind == LEAVE:  # its name is not read (lobby.md §1.1)
         return LobbyRequest(key, LEAVE, request.name)
     try:

@@ -92,26 +92,13 @@ _ROLL_LIMITS = Limits(max_buffer_size=512, max_str_len=16, max_bin_len=128, max_
 
 
 @dataclass(frozen=True, slots=True)
-class _RollPayload:
-    count: int
-    head: bytes
-    kind: str
-    member: int
+class _RollPayload(_Payload):
+    """A roll call, or its answer: a sync request's fields and a nonce."""
+
     nonce: bytes
-    table_id: bytes
 
 
-_ROLL_SCHEMA = Schema(
-    _RollPayload,
-    {
-        "count": ("n", UInt(0xFFFFFFFF)),
-        "head": ("d", Bytes(DIGEST_LEN)),
-        "kind": ("k", Text(16)),
-        "member": ("m", UInt(15)),
-        "nonce": ("r", Bytes(NONCE_LEN)),
-        "table_id": ("t", Bytes(TABLE_ID_LEN)),
-    },
-)
+_ROLL_SCHEMA = Schema(_RollPayload, {**_SCHEMA.fields, "nonce": ("r", Bytes(NONCE_LEN))})
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +120,8 @@ def sync_request(
     identity: Ed25519PrivateKey, table_id: bytes, member: int, transcript: Transcript
 ) -> bytes:
     """Our request: the records we hold, and the digest they end at."""
-    payload = encode(
-        {
-            "d": transcript.head,
-            "k": SYNC_KIND,
-            "m": member,
-            "n": len(transcript),
-            "t": table_id,
-        }
-    )
-    return encode([payload, identity.sign(SYNC_DOMAIN + payload)])
+    fields = _Payload(len(transcript), transcript.head, SYNC_KIND, member, table_id)
+    return _signed(identity, _SCHEMA.dump(fields))
 
 
 def roll_call(
@@ -157,16 +136,12 @@ def roll_call(
     ``nonce``): a sync request that also asks, or says, where each member stands."""
     if kind not in (ROLL_KIND, HERE_KIND) or len(nonce) != NONCE_LEN:
         raise ValueError("a roll call or its answer carries a 16-byte nonce")
-    payload = encode(
-        {
-            "d": transcript.head,
-            "k": kind,
-            "m": member,
-            "n": len(transcript),
-            "r": nonce,
-            "t": table_id,
-        }
-    )
+    fields = _RollPayload(len(transcript), transcript.head, kind, member, table_id, nonce)
+    return _signed(identity, _ROLL_SCHEMA.dump(fields))
+
+
+def _signed(identity: Ed25519PrivateKey, fields: dict[str, object]) -> bytes:
+    payload = encode(fields)
     return encode([payload, identity.sign(SYNC_DOMAIN + payload)])
 
 
@@ -184,7 +159,7 @@ def read_sync_request(wire: bytes, table_id: bytes, members: Roster) -> SyncRequ
         if rolled.kind not in (ROLL_KIND, HERE_KIND) or len(rolled.nonce) != NONCE_LEN:
             raise SyncError("not a roll call") from None
         nonce = rolled.nonce
-        fields = _Payload(rolled.count, rolled.head, rolled.kind, rolled.member, rolled.table_id)
+        fields = rolled
     if fields.kind not in (SYNC_KIND, ROLL_KIND, HERE_KIND) or fields.table_id != table_id:
         raise SyncError("not a sync request for this table")
     if (fields.kind == SYNC_KIND) != (not nonce):

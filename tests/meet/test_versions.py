@@ -28,7 +28,7 @@ from tarot_p2p.net.hub import Hub
 from tarot_p2p.protocol.codec import encode
 from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.rules.config import GameEnd, TableConfig
-from tarot_p2p.seat.session import host_table, join_table
+from tarot_p2p.seat.session import LobbyTimeout, host_table, join_table
 
 V1 = json.loads((Path(__file__).parents[1] / "data" / "version1_lobby.json").read_text())
 TABLE = bytes.fromhex(V1["table_id"])
@@ -82,7 +82,7 @@ async def test_a_hosts_lobby_tells_the_version_1_joiner_and_goes_on() -> None:
     hub = Hub(KEYS[0], TABLE, SECRET)
     changes: list[LobbyChange] = []
     await hub.local_link().send(bytes.fromhex(V1["join_request"]))
-    with pytest.raises(Exception, match="did not fill up"):
+    with pytest.raises(LobbyTimeout, match="did not fill up"):
         await host_table(
             hub.local_link(), KEYS[0], "Host", CONFIG, TABLE, SECRET,
             on_change=changes.append, timeout=1,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -24,10 +24,12 @@ from tarot_p2p.net.hub import Hub
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import ProtocolError
+from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.rules.actions import BIDS, PASS
 from tarot_p2p.rules.actions import decode as decode_action
 from tarot_p2p.rules.sheet import LineKind
-from tarot_p2p.seat.runner import Policy, Timeouts
+from tarot_p2p.seat.runner import Decision, Policy, Timeouts
+from tests.net.links import PassThrough
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
@@ -36,6 +38,7 @@ from tests.net.test_game import (
     assert_agreement,
     identity,
     joined,
+    local_game,
     one_deal,
     sit,
 )
@@ -48,20 +51,17 @@ Plan = Callable[[int, bytes, int], list[tuple[float, bytes]]]
 a list of (delay in seconds, bytes); empty to drop it."""
 
 
-class RelayedLink:
+class RelayedLink(PassThrough):
     """A member's link as a misbehaving hub serves it: sends go through, receives are
     rewritten by ``plan``."""
 
     def __init__(self, inner: MessageLink, member: int, plan: Plan) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.member = member
         self.plan = plan
         self.offered = 0
         self.held: list[tuple[float, int, bytes]] = []
         self._order = 0
-
-    async def send(self, message: bytes) -> None:
-        await self.inner.send(message)
 
     async def receive(self) -> bytes:
         while True:
@@ -79,9 +79,6 @@ class RelayedLink:
                 self._order += 1
                 self.held.append((trio.current_time() + delay, self._order, data))
             self.offered += 1
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def honest(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:
@@ -308,12 +305,12 @@ class Silent:
     def __init__(self) -> None:
         self.asked: float | None = None
 
-    async def decide(self, peer: object, refused: str | None) -> object:
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
         if self.asked is None:
             self.asked = trio.current_time()
         await trio.sleep_forever()
 
-    async def observe(self, peer: object, events: object) -> None:
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         return None
 
 
@@ -328,13 +325,8 @@ async def test_junk_and_duplicates_do_not_keep_a_silent_seat_alive(
     keys = [identity("noise", i) for i in range(players)]
     hub = Hub(keys[0], TABLE_ID, SECRET)
     silent = Silent()
-    policies: list[object] = [BotPolicy(0), silent, BotPolicy(2)]
-    game = Game(
-        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
-        hub,
-        None,
-        None,
-    )  # type: ignore[arg-type]
+    policies: list[Policy] = [BotPolicy(0), silent, BotPolicy(2)]
+    game = local_game(keys, policies, hub)
     seen: list[bytes] = []
 
     def plan(member: int, message: bytes, offered: int) -> list[tuple[float, bytes]]:

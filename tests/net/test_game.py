@@ -124,6 +124,13 @@ class Game:
     peers: list[Peer] = field(default_factory=list)
 
 
+def local_game(keys: Sequence[Ed25519PrivateKey], policies: Sequence[Policy], hub: Hub) -> Game:
+    """A game whose seats ``P0``, ``P1``... (``keys[i]`` playing ``policies[i]``) sit on
+    ``hub``'s in-process links: no TCP listener, no join code."""
+    seats = [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))]
+    return Game(seats, hub, None, None)
+
+
 @asynccontextmanager
 async def tcp_hub(host_key: Ed25519PrivateKey) -> AsyncIterator[tuple[Hub, HostedHub, JoinCode]]:
     hub = Hub(host_key, TABLE_ID, SECRET)

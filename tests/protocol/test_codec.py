@@ -1,23 +1,14 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tarot_p2p.protocol.codec import (
-    AnyMap,
-    Bytes,
     DecodeError,
     EncodeError,
     Limits,
-    ListOf,
-    Schema,
-    SchemaError,
-    Text,
-    UInt,
     decode,
     encode,
 )
@@ -126,82 +117,3 @@ def test_encode_refuses_values_outside_the_model() -> None:
     for bad in (1.0, {1: 2}, 2**64, -(2**63) - 1, {1, 2}, object()):
         with pytest.raises(EncodeError):
             encode(bad)
-
-
-@dataclass(frozen=True)
-class Inner:
-    n: int
-
-
-@dataclass(frozen=True)
-class Sample:
-    count: int
-    key: bytes
-    name: str
-    items: tuple[int, ...]
-    extra: dict[str, object]
-
-
-SAMPLE = Schema(
-    Sample,
-    {
-        "count": ("c", UInt(100, minimum=1)),
-        "key": ("k", Bytes(4)),
-        "name": ("m", Text(5, choices=("ann", "bob"))),
-        "items": ("i", ListOf(UInt(9), max_len=3, min_len=1)),
-        "extra": ("e", AnyMap()),
-    },
-)
-GOOD = {
-    "c": 5,
-    "k": b"abcd",
-    "m": "ann",
-    "i": [1, 2],
-    "e": {},
-}
-
-
-def test_schema_loads_typed_values_and_dumps_them_back() -> None:
-    sample = SAMPLE.load(decode(encode(GOOD)))
-    assert sample == Sample(5, b"abcd", "ann", (1, 2), {})
-    assert SAMPLE.dump(sample) == GOOD
-
-
-@pytest.mark.parametrize(
-    "change",
-    [
-        {"c": 0},
-        {"c": True},
-        {"c": "5"},
-        {"k": b"abc"},
-        {"k": "abcd"},
-        {"m": "eve"},
-        {"i": []},
-        {"i": [1, 2, 3, 4]},
-        {"i": [10]},
-        {"e": []},
-        {"zz": 1},
-    ],
-)
-def test_schema_refusals(change: dict[str, object]) -> None:
-    with pytest.raises(SchemaError):
-        SAMPLE.load({**GOOD, **change})
-
-
-def test_schema_refuses_missing_keys_and_non_maps() -> None:
-    with pytest.raises(SchemaError, match="missing"):
-        SAMPLE.load({k: v for k, v in GOOD.items() if k != "c"})
-    with pytest.raises(SchemaError):
-        SAMPLE.load([1, 2])
-
-
-def test_schema_dump_checks_local_values() -> None:
-    with pytest.raises(EncodeError):
-        SAMPLE.dump(Sample(0, b"abcd", "ann", (1,), {}))
-
-
-def test_schema_declaration_must_match_dataclass() -> None:
-    with pytest.raises(TypeError):
-        Schema(Inner, {"m": ("n", UInt())})
-    with pytest.raises(TypeError):
-        Schema(Sample, {name: ("same", UInt()) for name in Sample.__dataclass_fields__})

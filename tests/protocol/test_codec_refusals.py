@@ -6,7 +6,8 @@ signed message of the wrong shape or read with the default limits, an encoding r
 an ``IntEnum``, and errors that no longer say which field is wrong (the schema promises to
 name it: a peer's log is all there is to tell a bug from an attack). Schemas are built
 inside the tests, not at import: mutmut runs every mutant in a process forked after the
-test modules were imported.
+test modules were imported. The schemas are tested here alone; ``test_codec.py`` keeps the
+value model's encoding and decoding.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def test_a_schema_declaration_error_says_what_is_wrong() -> None:
     [
         ({"c": 0}, r"^message\.c: 0 not in \[1, 100\]$"),
         ({"c": True}, r"^message\.c: expected an integer$"),
+        ({"c": "5"}, r"^message\.c: expected an integer$"),
         ({"k": b"abc"}, r"^message\.k: length 3 not in \[4, 4\]$"),
         ({"k": "abcd"}, r"^message\.k: expected bytes$"),
         ({"m": 5}, r"^message\.m: expected a string$"),
@@ -89,6 +91,7 @@ def test_a_schema_declaration_error_says_what_is_wrong() -> None:
         ({"m": "eve"}, r"^message\.m: 'eve' not one of \('ann', 'bob', 'abcde'\)$"),
         ({"i": 5}, r"^message\.i: expected an array$"),
         ({"i": []}, r"^message\.i: 0 items not in \[1, 3\]$"),
+        ({"i": [1, 2, 3, 4]}, r"^message\.i: 4 items not in \[1, 3\]$"),
         ({"i": [1, 10]}, r"^message\.i\[1\]: 10 not in \[0, 9\]$"),
         ({"e": []}, r"^message\.e: expected a map$"),
         ({"zz": 1}, r"^message: missing keys \[\], unknown keys \['zz'\]$"),

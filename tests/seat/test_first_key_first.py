@@ -14,6 +14,8 @@ from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.files.seat_files import SeatFiles
 from tarot_p2p.net.link import MessageLink
 from tarot_p2p.protocol.envelope import open_envelope
+from tarot_p2p.protocol.errors import UnattributedMessage
+from tests.net.links import PassThrough
 from tests.net.test_game import TABLE_ID, assert_agreement, identity
 from tests.seat.test_runner import play_local
 
@@ -37,25 +39,19 @@ class KeysSeen:
     at_key: dict[int, int] = field(default_factory=dict)
 
 
-class Recording:
+class Recording(PassThrough):
     def __init__(self, inner: MessageLink, seen: KeysSeen) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.seen = seen
 
     async def send(self, message: bytes) -> None:
         try:
             env = open_envelope(message, table_id=TABLE_ID, roster=None)
-        except Exception:
+        except UnattributedMessage:
             env = None  # lobby and sync messages
         if env is not None and env.kind == "key":
             self.seen.at_key.setdefault(env.hand, sheet_lines(self.seen.sheet))
         await self.inner.send(message)
-
-    async def receive(self) -> bytes:
-        return await self.inner.receive()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_the_first_key_of_a_deal_goes_out_before_the_sheet_is_saved(

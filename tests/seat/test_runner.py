@@ -42,6 +42,7 @@ from tarot_p2p.seat.runner import (
     TableRunner,
     Timeouts,
 )
+from tests.net.links import PassThrough
 from tests.net.test_game import (
     SECRET,
     TABLE_ID,
@@ -50,6 +51,7 @@ from tests.net.test_game import (
     assert_agreement,
     identity,
     joined,
+    local_game,
     one_deal,
     sit,
     tcp_hub,
@@ -133,12 +135,7 @@ async def play_local(
     ``i`` uses ``wrap(i, link)``."""
     keys = [identity(seed, i) for i in range(players)]
     hub = Hub(keys[0], TABLE_ID, SECRET)
-    game = Game(
-        [Seat(k, f"P{i}", p) for i, (k, p) in enumerate(zip(keys, policies, strict=True))],
-        hub,
-        None,
-        None,
-    )
+    game = local_game(keys, policies, hub)
 
     async def guarded(i: int) -> None:
         with contextlib.suppress(Crash):  # the crashed seat's files stay as they are
@@ -188,12 +185,12 @@ async def test_a_seat_that_never_speaks_is_timed_out_and_named(
     assert len(transcripts) == 1
 
 
-class StuckAfter:
+class StuckAfter(PassThrough):
     """A link whose sending blocks forever after its first ``n`` messages (a hub that no
     longer reads them)."""
 
     def __init__(self, inner: MessageLink, n: int) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.left = n
 
     async def send(self, message: bytes) -> None:
@@ -201,12 +198,6 @@ class StuckAfter:
             await trio.sleep_forever()
         self.left -= 1
         await self.inner.send(message)
-
-    async def receive(self) -> bytes:
-        return await self.inner.receive()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_a_send_that_never_completes_ends_as_a_lost_link(
@@ -384,12 +375,12 @@ async def test_a_kill_after_any_secrets_write_leaves_files_the_seat_resumes_from
             Peer.resume(data, secrets, identity=key, rng=DeterministicRandom(b"again"))
 
 
-class ForgingLink:
+class ForgingLink(PassThrough):
     """A seat's link that swaps its first key share of hand 1 for one with a false proof,
     validly signed: a violation that seat can be held to."""
 
     def __init__(self, inner: MessageLink, key: Ed25519PrivateKey) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.key = key
         self.forged: bytes | None = None
 
@@ -406,12 +397,6 @@ class ForgingLink:
             ).wire  # fmt: skip
             message = self.forged
         await self.inner.send(message)
-
-    async def receive(self) -> bytes:
-        return await self.inner.receive()
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_a_signed_violation_aborts_naming_the_signer_with_evidence(
@@ -528,18 +513,15 @@ async def test_no_seat_is_said_to_come_back_when_no_link_broke(
     assert not [t for t in told if t[0] in ("back", "reconnecting", "connected")], told
 
 
-class DeafFor:
+class DeafFor(PassThrough):
     """A link that loses everything it receives for ``seconds``, from its ``n``-th message
     on (a network gone quiet that comes back), its own messages still going out."""
 
     def __init__(self, inner: MessageLink, n: int, seconds: float) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.left = n
         self.seconds = seconds
         self.until = float("inf")
-
-    async def send(self, message: bytes) -> None:
-        await self.inner.send(message)
 
     async def receive(self) -> bytes:
         while True:
@@ -549,9 +531,6 @@ class DeafFor:
                 self.until = trio.current_time() + self.seconds
             if self.left > 0 or trio.current_time() >= self.until:
                 return message
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 async def test_a_seat_away_long_enough_to_be_awaited_is_said_to_come_back(

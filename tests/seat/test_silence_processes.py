@@ -182,6 +182,17 @@ def nobody_blamed(table: Table, seats: list[int], game: Replayed) -> None:
     assert found is None or found.offences == ()
 
 
+def hand_played_by_the_stand_in(table: Table, document: dict[str, object], name: str) -> None:
+    """The sheet's one line is ``name``'s hand played out by his stand-in and scored as the
+    audit of the host's transcript scores it, and nobody of the three is blamed."""
+    line = stand_in_line(document, name)
+    assert line["kind"] == "hand"
+    game = replayed(table.profiles[0])
+    nobody_blamed(table, [0, 1, 2], game)
+    assert game.hand.abandoned == game.names.index(name)
+    assert game.hand.audit is not None and line["scores"] == list(game.hand.audit.returns)
+
+
 def audit(profile: Path) -> subprocess.CompletedProcess[str]:
     (path,) = profile.glob("tables/*/transcript.tp2p")
     return subprocess.run(
@@ -248,12 +259,7 @@ def test_a_hub_withholding_an_honest_seat_cannot_make_him_pay(tmp_path: Path) ->
         document = finish(table, [0, 1, 2])
         assert table.hub is not None and table.hub.held_frames > 0
         assert table.hub.delivered_late == table.hub.held_frames
-    line = stand_in_line(document, "Bot2")
-    assert line["kind"] == "hand"
-    game = replayed(tmp_path / "p0")
-    nobody_blamed(table, [0, 1, 2], game)
-    assert game.hand.abandoned == game.names.index("Bot2")
-    assert game.hand.audit is not None and line["scores"] == list(game.hand.audit.returns)
+    hand_played_by_the_stand_in(table, document, "Bot2")
 
 
 @matrix
@@ -273,12 +279,7 @@ def test_a_joiner_killed_mid_hand_has_his_hand_finished_by_the_stand_in(tmp_path
         wait_for("the abandon", abandoned(tmp_path), table.deadline)
         victim.start()  # the same command
         document = finish(table, [0, 1, 2])
-    line = stand_in_line(document, "Bot2")
-    assert line["kind"] == "hand"
-    game = replayed(tmp_path / "p0")
-    nobody_blamed(table, [0, 1, 2], game)
-    assert game.hand.abandoned == game.names.index("Bot2")
-    assert game.hand.audit is not None and line["scores"] == list(game.hand.audit.returns)
+    hand_played_by_the_stand_in(table, document, "Bot2")
 
 
 # ---------------------------------------------------------------- 2. a taker who goes silent

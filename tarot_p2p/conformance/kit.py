@@ -195,6 +195,8 @@ class _Table:
         after it."""
         self.offence_prev: bytes | None = None
         """The history the cheat was built on (what a message made before it may carry)."""
+        self.offence_taken: tuple[int, int] | None = None
+        """The slot of a two-version cheat whose first version the implementation takes."""
         self.early: list[bytes] = []
         """The implementation's messages that came before their slot (a parallel round's)."""
         self.exposed = False
@@ -345,6 +347,13 @@ class _Table:
             env = open_envelope(move.offence, table_id=self.table_id, roster=None)
             self.offence_digest = link_digest(env.prev, env.payload)
             self.offence_prev = env.prev
+            taken = move.delivered
+            if taken is not None and move.offence != taken:
+                first = open_envelope(taken, table_id=self.table_id, roster=None)
+                if first.slot == env.slot:
+                    # Two versions of one slot: until the second reaches it, the program
+                    # may build on the first (a parallel round's next message, made at once).
+                    self.offence_taken = first.slot
             if move.stops:
                 self.offence_slot = env.slot
         for wire in move.wires:
@@ -390,7 +399,10 @@ class _Table:
         assert seats is not None and self.offence_prev is not None
         ref = seats.ref.transcript
         built_on = ref.position(env.prev)
-        return built_on is None or built_on > (ref.position(self.offence_prev) or 0)
+        limit = ref.position(self.offence_prev) or 0
+        if self.offence_taken is not None:
+            limit = next((i + 1 for i, e in enumerate(ref) if e.slot == self.offence_taken), limit)
+        return built_on is None or built_on > limit
 
     async def _take(self, wire: bytes, *, apply: bool = True) -> None:
         """Handle ``wire``, heard from the implementation (see :meth:`_hear`)."""

@@ -199,23 +199,14 @@ def out_of_turn(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
 
 
 def equivocation(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:
-    """Two well-proven key shares for one slot: the first is taken, the second betrays.
-    Made where a seat after the cheater is still to send its key, so that the first one
-    cannot end the round: the implementation, which sent its own key as the round opened
-    (``table.md`` §1.4), then has nothing to sign before the second one reaches it."""
-    if not _at(peer, Phase.KEYS) or not _others_follow(peer):
+    """Two well-proven key shares for one slot: the first is taken, the second betrays."""
+    if not _at(peer, Phase.KEYS):
         return None
     second = cheats.key_share(peer, seats.key(peer), rng)
     first = peer.next_message()
     assert first is not None
     expected = Verdict("violation", peer.seat, EQUIVOCATION)
     return Move((first, second), expected, second, (first, second), delivered=first)
-
-
-def _others_follow(peer: Peer) -> bool:
-    """Whether a seat after ``peer`` is still to send in the round under way."""
-    hand = peer.hand
-    return any((hand.round_position(s) or 0) > 0 for s in range(peer.config.seats))
 
 
 def replay(seats: KitSeats, peer: Peer, rng: RandomSource) -> Move | None:

@@ -471,6 +471,13 @@ class HandMachine:
         if expected is None:
             raise Violation("the hand is over")
         self.count += 1
+        try:
+            return self._apply(expected, seat, message)
+        except Violation:
+            self.count -= 1  # not taken (a program that plays on anyway keeps its count)
+            raise
+
+    def _apply(self, expected: int, seat: int, message: m.Message) -> list[Event]:
         if isinstance(message, m.Abandon):
             return self._on_abandon(seat, message)
         if seat != expected:

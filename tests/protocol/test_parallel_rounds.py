@@ -10,7 +10,7 @@ from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import Peer, Superseded
-from tarot_p2p.protocol.table import PARALLEL, Phase
+from tarot_p2p.protocol.table import PARALLEL, Phase, Violation
 from tarot_p2p.protocol.transcript import EarlyInRound, TranscriptGap, file_header, file_record
 from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import Bot, Table, make_table, one_deal, step
@@ -298,3 +298,15 @@ def test_a_slot_past_the_round_on_its_base_is_its_signers_violation(seq: int) ->
     assert refused.value.seat == 1
     with pytest.raises(EarlyInRound):
         table.observer.receive(honest.wire)  # the honest one waits for seat 0's key
+
+
+def test_a_refused_message_takes_no_slot_of_the_round() -> None:
+    """A message the machine refuses is not counted: a program that plays on anyway
+    (a lax one of the conformance kit) still knows where the round's slots are."""
+    table = make_table(one_deal(4), seed=b"refused")
+    _at_round(table, Phase.DEAL)
+    hand = table.observer.hand
+    before = (hand.count, hand.round_seqs)
+    with pytest.raises(Violation):
+        hand.apply(0, m.Score((0, 0, 0, 0)))  # not a message of the deal's round
+    assert (hand.count, hand.round_seqs) == before

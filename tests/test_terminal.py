@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,6 +20,7 @@ from tarot_p2p.protocol.table import Phase as TablePhase
 from tarot_p2p.rules.cards import parse_card
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.state import Phase
+from tarot_p2p.ui.view import hand_order
 from tests.protocol.harness import Bot, make_table, step
 from tests.protocol.test_names import safe
 from tests.rules.engine_helpers import bid, cards, start
@@ -189,3 +191,82 @@ async def test_a_seat_claimed_absent_for_a_move_it_sent_is_told_the_hub_loses_it
     (line,) = said
     assert line.startswith("The others are not receiving your messages: they are not getting")
     assert "the hub (the host's program or the relay). You were not away" in line
+
+
+async def test_a_notice_during_a_question_goes_below_it_and_the_question_is_asked_again() -> None:
+    """The countdown comes while the player is typing: it used to be printed after the
+    prompt, on the line being typed, and the prompt was gone. As a terminal shows it:"""
+    screen: list[str] = []
+    asked, answer = threading.Event(), threading.Event()
+
+    def ask(prompt: str) -> str:  # input(): the prompt, then the line typed
+        screen.append(prompt)
+        asked.set()
+        answer.wait()
+        screen.append("2\n")
+        return "2"
+
+    policy = TerminalPolicy(
+        ask=ask, say=lambda line: screen.append(line + "\n"), write=screen.append, colour=False
+    )
+    chosen: list[int] = []
+    async with trio.open_nursery() as nursery:
+
+        async def choose() -> None:
+            chosen.append(await policy._choose(fake_seat(0), "Your move:", ["Pass", "Garde"], {}))
+
+        nursery.start_soon(choose)
+        await trio.to_thread.run_sync(asked.wait)
+        notice = SimpleNamespace(kind="turn", seat=0, name="North", seconds=5.0, left=25.0)
+        await policy.notice(fake_seat(0), notice)
+        answer.set()
+    assert chosen == [1]
+    assert "".join(screen).split("\n") == [
+        "Your move:",
+        "   1. Pass",
+        "   2. Garde",
+        "choice [1-2, l: last trick]: ",
+        "You have 0:25 to bid",
+        "choice [1-2, l: last trick]: 2",
+        "",
+    ]
+
+
+async def test_the_cards_offered_come_in_the_order_of_the_hand(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """A whole game at the terminal: each question lists its cards as the hand shows them
+    (suits with colours alternating, then trumps), and a question with one answer asks for
+    "1", not "1-1"."""
+    said: list[str] = []
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return "1"
+
+    player = TerminalPolicy(ask=ask, say=said.append, colour=False)
+    game = await play_local(3, [player, BotPolicy(1), BotPolicy(2)], tmp_path, "order")
+    assert game.seats[0].outcome is not None and game.seats[0].outcome.finished
+    lists, offered = [], None
+    for line in said:
+        if line == "Your move:":
+            offered = []
+            lists.append(offered)
+        elif offered is not None and line[:4].strip().rstrip(".").isdigit():
+            offered.append(line.split(". ", 1)[1])
+        else:
+            offered = None
+    orders = [cards for cards in map(card_list, lists) if cards is not None]
+    assert sum(len(o) > 1 for o in orders) > 10  # many questions with several cards
+    assert all(o == sorted(o, key=hand_order) for o in orders)
+    assert "choice [1, l: last trick]: " in prompts
+    assert not any("[1-1," in prompt for prompt in prompts)
+
+
+def card_list(texts: list[str]) -> list[int] | None:
+    """The cards a question offered, or ``None`` if it offered something else (bids)."""
+    try:
+        return [read_card(text) for text in texts]
+    except ValueError:
+        return None

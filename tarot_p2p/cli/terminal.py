@@ -7,7 +7,10 @@ contract and taker above every question, who played which card in each trick, th
 trick on demand (``l``), the partner as soon as this seat may know him, suit symbols
 (in colour on a colour terminal), cards typed by name (``KH``, ``K♥``, ``T21``, ``EX``)
 as well as by number, the écart in one line with a confirmation. Input is read in a
-worker thread so the connection keeps being served while the player thinks.
+worker thread so the connection keeps being served while the player thinks; what the
+table says meanwhile (a countdown, a player coming back, the tricks told again after a
+restart) goes on lines of its own below the question, which is then asked again, so the
+player never types after a line that is not the question.
 
 The other players chose their names: each name, and each line of the story that holds one,
 is escaped (:func:`~tarot_p2p.protocol.names.for_terminal`) before it is printed, so the
@@ -49,6 +52,7 @@ from tarot_p2p.ui.view import (
     Notice,
     Story,
     action_label,
+    hand_order,
     notice_text,
     partner_text,
     sorted_cards,
@@ -94,6 +98,12 @@ def read_card(token: str) -> Card:
     return parse_card(text)
 
 
+def _write(text: str) -> None:
+    """``text`` at the terminal, the line left open for the player's answer."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def _colour_terminal() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
 
@@ -126,9 +136,19 @@ class TerminalPolicy:
         ask: Callable[[str], str] = input,
         say: Callable[[str], None] = print,
         colour: bool | None = None,
+        write: Callable[[str], None] | None = None,
     ) -> None:
         self._ask = ask
-        self._say = say
+        self._print = say
+        self._write = write or (_write if say is print else say)
+        """Shows a question's prompt again, the line left open (a test's ``say`` gets it
+        as a line)."""
+        self._prompt: str | None = None
+        """The prompt of the question whose answer is being read."""
+        self._at_prompt = False
+        """Whether the prompt is the last thing shown: the player's line is open after it."""
+        self._said = 0
+        """Lines said so far (to know whether a status or a move was told during a read)."""
         self.colour = _colour_terminal() if colour is None else colour
         self.words = Words("en")
         self.story = Story(self.words)
@@ -143,6 +163,21 @@ class TerminalPolicy:
 
     def _card(self, c: Card) -> str:
         return card_text(c, self.colour)
+
+    def _say(self, text: str) -> None:
+        """A line for the player; below the prompt, not after it, when it is open."""
+        if self._at_prompt:
+            self._at_prompt = False
+            self._print("")
+        self._print(text)
+        self._said += 1
+
+    def _ask_again(self, said_before: int) -> None:
+        """After lines told while the player's answer is read: the question's prompt again,
+        so that the last line on the screen is the one the player answers."""
+        if self._prompt is not None and self._said > said_before and not self._at_prompt:
+            self._write(self._prompt)
+            self._at_prompt = True
 
     async def _read(self, prompt: str) -> str:
         """The next line the player types.
@@ -172,9 +207,17 @@ class TerminalPolicy:
 
             _READING[0] += 1
             trio.lowlevel.start_thread_soon(read, lambda _: None)
-        else:
-            self._say(prompt)
-        await line.done.wait()
+        else:  # the line under way answers this question: show its prompt
+            if self._at_prompt:
+                self._print("")
+            self._write(prompt)
+        self._at_prompt = True
+        self._prompt = prompt
+        try:
+            await line.done.wait()
+        finally:
+            self._prompt = None
+        self._at_prompt = False  # answered: the player's Enter ended the line
         self._line = None
         if line.error is not None:
             raise line.error
@@ -189,8 +232,9 @@ class TerminalPolicy:
         self._say(title)
         for i, text in enumerate(options, 1):
             self._say(f"  {i:2d}. {text}")
+        numbers = f"1-{len(options)}" if len(options) > 1 else "1"
         while True:
-            reply = (await self._read(f"choice [1-{len(options)}, l: last trick]: ")).strip()
+            reply = (await self._read(f"choice [{numbers}, l: last trick]: ")).strip()
             if reply.isdigit() and 1 <= int(reply) <= len(options):
                 return int(reply) - 1
             if reply.lower() in ("l", "last"):
@@ -231,7 +275,11 @@ class TerminalPolicy:
                 for s, c in zip(obs.trick_seats, obs.trick, strict=True)
             )
             self._say(f"Trick so far: {played}")
-        legal = peer.legal_actions()
+        # The cards in the order the hand is shown in (announcements first).
+        legal = sorted(
+            peer.legal_actions(),
+            key=lambda act: hand_order(act.card) if isinstance(act, a.Play) else (-1, 0),
+        )
         cards = {act.card: i for i, act in enumerate(legal) if isinstance(act, a.Play | a.CallCard)}
         labels = [self._label(peer, act) for act in legal]
         pick = await self._choose(peer, "Your move:", labels, cards)
@@ -311,6 +359,12 @@ class TerminalPolicy:
     # ------------------------------------------------------------------ what happens
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        said = self._said
+        self._observe(peer, events)
+        if peer.hand.abandoned != peer.seat:  # else the stand-in answers: the question goes
+            self._ask_again(said)
+
+    def _observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
         stood = len(self.story.stood_in)
         self.story.record(peer, events)
         if len(self.story.stood_in) > stood:  # a seat's hand goes to the stand-in
@@ -416,7 +470,9 @@ class TerminalPolicy:
         )
         text = notice_text(self.words, peer, self.story)
         if text:
+            said = self._said
             self._say(for_terminal(text))
+            self._ask_again(said)
 
 
 def _name(peer: Peer, seat: int) -> str:

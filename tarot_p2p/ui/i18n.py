@@ -41,10 +41,15 @@ _FR: Final[dict[str, str]] = {
     "trust": "Confiance",
     "score": "Résultat de la donne",
     "chart": "Totaux au fil des donnes",
-    "connecting": "Connexion à votre pair…",
+    "connecting": "Connexion à votre programme…",
     "disconnected": (
         "La page a perdu son programme : elle l'attend. Si vous l'avez arrêté, relancez la "
         "même commande pour reprendre votre place."
+    ),
+    "over_closed": (
+        "La partie est finie et son programme s'est arrêté. Votre feuille de marque et "
+        "l'enregistrement de la partie sont gardés (tarot-p2p history liste vos parties). "
+        "Vous pouvez fermer cette page."
     ),
     "new_page": (
         "Votre programme a été relancé et sa page a une nouvelle clé : utilisez la page qu'il "
@@ -160,7 +165,9 @@ _FR: Final[dict[str, str]] = {
     "void_petit_sec": "Donne annulée (petit sec)",
     "void_all_pass": "Donne annulée (tout le monde a passé)",
     "misere_deal": "Donne de misère",
-    "trust_messages": "{n} messages reçus, chacun signé par son auteur et vérifié par votre pair.",
+    "trust_messages": (
+        "{n} messages reçus, chacun signé par son auteur et vérifié par votre programme."
+    ),
     "trust_shuffle": "Paquet mélangé par chacun des {n} joueurs, chaque mélange prouvé.",
     "trust_cards": "Chaque carte ouverte l'a été avec une preuve : personne n'a pu tricher.",
     "trust_hands": "{n} donnes : marque vérifiée et signée par tous.",
@@ -286,10 +293,14 @@ _EN: Final[dict[str, str]] = {
     "trust": "Trust",
     "score": "Result of the deal",
     "chart": "Totals over the deals",
-    "connecting": "Connecting to your peer…",
+    "connecting": "Connecting to your program…",
     "disconnected": (
         "This page lost its program and waits for it. If you stopped it, run the same "
         "command again to take your seat back."
+    ),
+    "over_closed": (
+        "The game is over and its program has stopped. Your score sheet and the game's "
+        "record are kept (tarot-p2p history lists your games). You can close this page."
     ),
     "new_page": (
         "Your program was started again and its page has a new key: use the page it opened "
@@ -403,7 +414,9 @@ _EN: Final[dict[str, str]] = {
     "void_petit_sec": "Deal void (petit sec)",
     "void_all_pass": "Deal void (everybody passed)",
     "misere_deal": "Misère deal",
-    "trust_messages": "{n} messages received, each signed by its sender and checked by your peer.",
+    "trust_messages": (
+        "{n} messages received, each signed by its sender and checked by your program."
+    ),
     "trust_shuffle": "Deck shuffled by each of the {n} players, every shuffle proven.",
     "trust_cards": "Every card opened came with a proof: nobody could cheat.",
     "trust_hands": "{n} deals: score checked and signed by everyone.",

@@ -40,6 +40,9 @@ T = TypeVar("T")
 
 PAGE_LINGER: Final = 600.0
 """Seconds the page stays served after the game, until the player leaves it."""
+TRICK_PAUSE: Final = 1.5
+"""Seconds a trick just won stays whole on the page before the next one (bots play at
+once: without it the last card of a trick would never be seen)."""
 LABELS: Final = (
     "title",
     "you",
@@ -61,6 +64,7 @@ LABELS: Final = (
     "chart",
     "connecting",
     "disconnected",
+    "over_closed",
     "chien",
     "ecart_shown",
     "waiting_table",
@@ -72,13 +76,17 @@ LABELS: Final = (
     "tab_sheet",
 )
 """Words the page places itself (buttons, headings)."""
+TEMPLATES: Final = ("takes",)
+"""Words the page fills in itself ("{name} wins trick {n}": the trick it holds a moment)."""
 
 
 class BrowserPolicy:
     """Decisions clicked in the page; see the module docstring."""
 
-    def __init__(self, lang: str | None = None) -> None:
+    def __init__(self, lang: str | None = None, trick_pause: float = TRICK_PAUSE) -> None:
         self.words = Words(lang or system_language())
+        self.trick_pause = trick_pause
+        """Seconds the page keeps a trick just won in view (see :data:`TRICK_PAUSE`)."""
         self.follow_browser = lang is None
         """No language given (``--lang``): the page switches to its browser's, once."""
         self.story = Story(self.words)
@@ -195,7 +203,9 @@ class BrowserPolicy:
                 "lang": lang,
                 "languages": list(LANGUAGES),
                 "follow": self.follow_browser,
+                "pause": round(self.trick_pause * 1000),
                 "labels": {k: self.words(k) for k in LABELS},
+                "templates": {k: self.words.table[k] for k in TEMPLATES},
                 "cards": [card_svg(c, lang) for c in range(DECK_SIZE)],
                 "back": back_svg(),
             }

@@ -100,3 +100,12 @@ def test_the_memory_is_bounded() -> None:
     for k in keys:
         verified.remember(k)
     assert [verified.known(k) for k in keys] == [False, True, True]
+
+
+def test_a_memory_of_one_keeps_the_last_success() -> None:
+    verified.set_size(1)
+    first, second = (verified.key(b"label", CTX, bytes([i])) for i in range(2))
+    verified.remember(first)
+    assert verified.known(first)
+    verified.remember(second)
+    assert [verified.known(first), verified.known(second)] == [False, True]

@@ -19,6 +19,8 @@ from tarot_p2p.net.limits import FairSlots, Refusal, Tries, source_key
         ("2001:db8:1:2::1", "2001:db8:1:2::/64"),  # one home's /64 is one source
         ("::ffff:198.51.100.3", "198.51.100.3"),
         ("fe80::1%eth0", "fe80::/64"),
+        ("fe80::1%", "fe80::/64"),  # whatever follows the first % is the zone, left out
+        ("fe80::1%%", "fe80::/64"),
     ],
 )
 def test_a_source_is_an_ipv4_address_or_an_ipv6_64(host: str, source: str) -> None:
@@ -77,3 +79,27 @@ async def test_wrong_codes_are_counted_per_source_and_come_back_slowly(
     await trio.sleep(5 * 300)
     tries.wrong("b")
     assert len(tries) == 1  # "a" had all its tries back: forgotten
+
+
+def test_when_full_a_source_as_large_as_the_largest_is_refused_with_the_reason_given() -> None:
+    places, kicked = FairSlots(total=2, per_source=3), Evictions()
+    places.take("a", kicked.of("a1"))
+    places.take("b", kicked.of("b1"))
+    with pytest.raises(Refusal) as caught:
+        places.take("a", kicked.of("a2"), reason="no-channel")
+    assert caught.value.reason == "no-channel" and not kicked.evicted
+    with pytest.raises(Refusal) as caught:
+        places.take("b", kicked.of("b2"))
+    assert caught.value.reason == "busy" and len(places) == 2
+
+
+async def test_another_sources_wrong_code_gives_no_try_back(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """Forgetting the sources whose tries all came back must forget only those."""
+    tries = Tries(allowed=2, back_after=300.0)
+    tries.wrong("a")
+    tries.wrong("a")
+    await trio.sleep(10)
+    tries.wrong("b")
+    assert tries.refused("a") and len(tries) == 2

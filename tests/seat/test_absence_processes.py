@@ -100,6 +100,7 @@ def told_at_the_terminal(output: str) -> None:
     assert "A player has noted that you are away" in output
     taken = output.index("The stand-in (a bot) plays your hand")
     assert "Your move:" not in output[taken:], "a question asked after the stand-in took over"
+    assert "choice [" not in output[taken:], "the question shown again after the stand-in took it"
     assert "You were away: the stand-in played your hand" in output
     assert "The others received nothing from you for 30 s when it was your turn to bid" in output
 

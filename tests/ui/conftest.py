@@ -46,8 +46,11 @@ class Game:
         bot: Callable[[int, BrowserPolicy], Policy],
         lang: str | None = "fr",
         deals: int = 1,
+        trick_pause: float = 0.0,
     ) -> None:
-        self.policy = BrowserPolicy(lang)
+        # No pause after each trick (the player's page's default) unless a test looks at
+        # it: the tests answer as soon as they are asked.
+        self.policy = BrowserPolicy(lang, trick_pause)
         self.players = players
         self.deals = deals
         self.bot = bot
@@ -165,11 +168,16 @@ class Table:
 def table(
     chromium: Any, request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[Callable[..., Table]]:
-    """``table(players, bot)``: a game and its page, screenshot kept if the test fails."""
+    """``table(players, bot, trick_pause)``: a game and its page, screenshot kept if the test
+    fails."""
     made: list[Table] = []
 
-    def make(players: int, bot: Callable[[int, BrowserPolicy], Policy] = default_bot) -> Table:
-        game = Game(players, bot)
+    def make(
+        players: int,
+        bot: Callable[[int, BrowserPolicy], Policy] = default_bot,
+        trick_pause: float = 0.0,
+    ) -> Table:
+        game = Game(players, bot, trick_pause=trick_pause)
         page = chromium.new_page(viewport={"width": 1360, "height": 860})
         t = Table(page, game)
         made.append(t)

@@ -17,7 +17,7 @@ from tarot_p2p.rules.cards import KING_MASK, cards_of
 from tarot_p2p.seat.runner import Decision, Policy
 from tarot_p2p.ui.policy import BrowserPolicy
 
-from .conftest import Table
+from .conftest import Table, enter
 
 STEP_MS = 120_000
 """How long a step may wait for the bots (generous: CI shares two cores)."""
@@ -127,10 +127,19 @@ def test_a_whole_hand_by_clicking(table: Callable[..., Table]) -> None:
     # The transcript offered for download is this seat's, as saved and audited.
     download = page.request.get(page.url + "transcript.tp2p")
     assert download.ok and download.body() == t.game.outcome.files.transcript.read_bytes()
+    other = page.context.browser.new_page()  # the table open in a second window too
+    enter(other, t.game.url)
+    other.wait_for_selector("#over:not([hidden])")
     page.click("#leave")  # the page says the player left, not that it lost its program
     page.wait_for_function(
         "() => document.querySelector('#status').textContent.startsWith('Vous avez quitté')"
     )
+    # The program ends: the other tab says the game is over, not to run it again.
+    other.wait_for_function(
+        "() => document.querySelector('#status').textContent.startsWith('La partie est finie')"
+    )
+    assert "relancez" not in other.locator("#status").inner_text()
+    other.close()
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -73,3 +74,18 @@ def test_counts_are_singular_for_one(lang: str) -> None:
         one, two = words.count(key, 1), words.count(key, 2)
         assert "(s)" not in one + two and one != two
     assert words.count("trust_hands", 1).startswith("1 don" if lang == "fr" else "1 deal:")
+
+
+JARGON = re.compile(
+    r"\b(peers?|pairs?|envelopes?|enveloppes?|digests?|nonces?|slots?|payloads?|serials?|"
+    r"hash|sockets?|websockets?|sessions?|json)\b",
+    re.IGNORECASE,
+)
+"""A program's words, not a player's ("your peer" is the player's own program)."""
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_the_page_speaks_without_developer_words(lang: str) -> None:
+    """Only the title says what the program is (peer-to-peer, "entre pairs")."""
+    spoken = {k: v for k, v in TABLES[lang].items() if k != "title" and JARGON.search(v)}
+    assert spoken == {}

@@ -21,6 +21,14 @@
   let focusAt = 0; // the hand's card that keyboard focus is on (or goes to)
   let why = null; // {serial, text}: why the card last clicked may not be played
   let whyTimer = null;
+  // A trick just finished stays whole in the centre for a moment (hello.pause ms), its
+  // winner marked: bots answer at once, and without the pause the trick's last card
+  // would never show and the trick would vanish the moment it is won. Views that come
+  // meanwhile wait in `waiting`; a click or a key on the table goes on at once.
+  let held = null; // the finished trick shown, from view.tricks
+  let heldTimer = null;
+  let waiting = null;
+  let seenTricks = null; // {hand, count}: the tricks of the deal the page last drew
 
   // A card's visible part is at least this wide and tall (touch targets of 44 px, and a
   // little to spare for rounding).
@@ -92,11 +100,17 @@
         placeLabels();
         followBrowser();
       } else if (message.type === "view" && hello) {
-        view = message.view;
-        if (view && view.lang !== hello.lang) {
+        const next = message.view;
+        if (next && next.lang !== hello.lang) {
+          view = next;
           socket.close();
           return;
         }
+        if (held) {
+          waiting = next;
+          return;
+        }
+        view = next;
         render();
       }
     };
@@ -109,7 +123,10 @@
         return;
       }
       document.body.classList.add("offline");
-      $("status").textContent = hello ? hello.labels.disconnected : "…";
+      // After the game its program ends (the player left in another tab, or let it go):
+      // nothing to take back then.
+      const over = view && view.sheet && view.sheet.over;
+      $("status").textContent = hello ? hello.labels[over ? "over_closed" : "disconnected"] : "…";
       comeBack(1000);
     };
   }
@@ -197,8 +214,10 @@
       $("copy").hidden = !view.join_command;
       return;
     }
-    document.body.dataset.decision = view.decision ? String(view.decision.serial) : "";
-    document.body.dataset.kind = view.decision ? view.decision.kind : "";
+    noteTricks();
+    const decision = held ? null : view.decision;
+    document.body.dataset.decision = decision ? String(decision.serial) : "";
+    document.body.dataset.kind = decision ? decision.kind : "";
     renderNotice();
     renderSeats();
     renderCentre();
@@ -213,6 +232,34 @@
     renderTrust();
     renderOver();
     renderTabs();
+    if (held) $("status").textContent = heldCaption();
+  }
+
+  // A trick more than the page last drew, in the same deal: it was just won. The first
+  // view the page draws (opened, reloaded) only counts the tricks.
+  function noteTricks() {
+    const count = (view.tricks || []).length;
+    const pause = hello.pause || 0;
+    if (pause > 0 && seenTricks && seenTricks.hand === view.hand_number && count > seenTricks.count) {
+      held = view.tricks[count - 1];
+      clearTimeout(heldTimer);
+      heldTimer = setTimeout(goOn, pause);
+    }
+    seenTricks = { hand: view.hand_number, count };
+  }
+
+  function heldCaption() {
+    return hello.templates.takes.replace("{name}", view.names[held.winner]).replace("{n}", String(held.number));
+  }
+
+  // The pause after a trick is over: the table as it stands now.
+  function goOn() {
+    if (!held) return;
+    clearTimeout(heldTimer);
+    held = null;
+    if (waiting) view = waiting;
+    waiting = null;
+    render();
   }
 
   function renderNotice() {
@@ -288,6 +335,17 @@
     const centre = $("centre");
     centre.replaceChildren();
     centre.classList.remove("trick");
+    if (held) {
+      for (const p of held.cards) {
+        const c = cardEl(p.card, "played at-" + position(p.seat));
+        if (p.seat === held.winner) c.classList.add("winner");
+        centre.append(c);
+      }
+      centre.append(el("div", "trick-caption", heldCaption()));
+      centre.classList.add("trick");
+      shownTrick = [];
+      return;
+    }
     if (!view.trick) return;
     const early = view.tricks.length === 0 && view.trick.length === 0;
     if (early && view.chien && view.chien.length) {
@@ -351,7 +409,7 @@
 
   function renderPrompt() {
     const box = $("prompt");
-    const decision = view.decision;
+    const decision = held ? null : view.decision;
     const answered = decision && sentSerial === decision.serial;
     if (why && (!decision || answered || decision.serial !== why.serial)) {
       clearTimeout(whyTimer);
@@ -443,12 +501,16 @@
   }
 
   function choosingCards(decision) {
-    return Boolean(decision && (decision.kind === "play" || decision.kind === "ecart")
+    return Boolean(!held && decision && (decision.kind === "play" || decision.kind === "ecart")
       && sentSerial !== decision.serial);
   }
 
   function pick(card) {
     focusAt = Math.max(0, handCards.indexOf(card));
+    if (held) {
+      goOn(); // the click only ends the pause: a card is played on a question asked
+      return;
+    }
     const decision = view && view.decision;
     if (!choosingCards(decision)) return;
     const c = Number(card.dataset.card);
@@ -721,6 +783,7 @@
       if (view) render();
     });
     $("modal-close").addEventListener("click", () => { $("score-modal").hidden = true; });
+    $("table").addEventListener("click", goOn);
     $("hand").addEventListener("keydown", handKey);
     for (const tab of document.querySelectorAll("#tabs [data-panel]")) {
       tab.addEventListener("click", () => toggleTab(tab.dataset.panel));

@@ -83,7 +83,7 @@ class Clocked:
             self.dealt.setdefault(peer.hand.hand, time.time())
 
 
-Marks = tuple[dict[int, float], list[tuple[int, int]], dict[int, float]]
+Marks = tuple[dict[int, float], list[tuple[int, int, bool]], dict[int, float]]
 
 
 async def play_seat(
@@ -102,7 +102,12 @@ async def play_seat(
     await link.aclose()
     if not outcome.finished:
         raise RuntimeError(f"seat {i}: {outcome.abort}")
-    return policy.marks, [(e.hand, len(e.wire)) for e in peer.transcript], policy.dealt
+    transcript = peer.transcript
+    sizes = [
+        (e.hand, len(e.wire), e.prev == transcript.digest_after(i))
+        for i, e in enumerate(transcript)
+    ]
+    return policy.marks, sizes, policy.dealt
 
 
 def seat_process(i: int, code: str, config: bytes, data_dir: str, out: Any) -> None:
@@ -170,8 +175,10 @@ async def run_table(
     samples.append((time.time(), hosted.bytes_in, hosted.bytes_out))
     total = time.time() - start
     sizes = results[0][1]
-    envelope = [sum(n for h, n in sizes if h == hand) for hand in range(deals + 1)]
-    messages = [sum(1 for h, _ in sizes if h == hand) for hand in range(deals + 1)]
+    envelope = [sum(n for h, n, _ in sizes if h == hand) for hand in range(deals + 1)]
+    messages = [sum(1 for h, _, _ in sizes if h == hand) for hand in range(deals + 1)]
+    # Messages built on the one just before (the others: a parallel round's, made at once).
+    waits = [sum(1 for h, _, w in sizes if h == hand and w) for hand in range(deals + 1)]
     # Sheet line k agreed: when the last peer learnt it (k = 0: the seats are drawn).
     ends = [max(r[0][k] for r in results.values()) for k in range(deals + 1)]
     # Hand k's cards shown: when the last peer saw its own.
@@ -190,6 +197,7 @@ async def run_table(
                 "seconds": ends[h] - ends[h - 1],
                 "cards_after_previous_s": shown[h - 1] - ends[h - 1],
                 "messages": messages[h],
+                "waits": waits[h],
                 "envelope_bytes": envelope[h],
                 "tcp_bytes_to_hub": in1 - in0,
                 "tcp_bytes_from_hub": out1 - out0,

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.errors import explain, tell
 from tarot_p2p.cli.lobby_news import lobby_news
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.files.game_record import Deal, DealDetail, Game, Player, Result, Stop
 from tarot_p2p.files.history import open_history, store_game
@@ -115,7 +116,14 @@ async def test_the_host_seats_nobody_for_such_a_name_and_prints_none(tmp_path: P
                 raw = forger.public_key().public_bytes_raw()
                 proof = seat_proof(code.secret, code.table_id, raw)
                 payload = encode(
-                    {"i": raw, "k": "join", "n": name, "p": proof, "t": code.table_id, "v": 2}
+                    {
+                        "i": raw,
+                        "k": "join",
+                        "n": name,
+                        "p": proof,
+                        "t": code.table_id,
+                        "v": PROTOCOL_VERSION,
+                    }
                 )
                 await link.send(encode([payload, forger.sign(JOIN_REQUEST_DOMAIN + payload)]))
             await link.send(join_request(honest, "Bob", code.table_id, code.secret))

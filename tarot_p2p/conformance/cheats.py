@@ -73,7 +73,7 @@ def sign_next(
         hand=hand,
         seq=sum(1 for e in peer.transcript if e.hand == hand),
         seat=sender,
-        prev=peer.transcript.head,
+        prev=peer.transcript.expected_prev,
         kind=kind,
         body=body,
     ).wire

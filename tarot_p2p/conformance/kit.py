@@ -193,6 +193,12 @@ class _Table:
         self.offence_slot: tuple[int, int] | None = None
         """Where a cheat that stops the table was made: the implementation signs nothing
         after it."""
+        self.offence_prev: bytes | None = None
+        """The history the cheat was built on (what a message made before it may carry)."""
+        self.offence_taken: tuple[int, int] | None = None
+        """The slot of a two-version cheat whose first version the implementation takes."""
+        self.early: list[bytes] = []
+        """The implementation's messages that came before their slot (a parallel round's)."""
         self.exposed = False
         """The implementation's message exposed the kit's cheat (a complaint)."""
         self.redrawn = False
@@ -340,6 +346,14 @@ class _Table:
         if move.offence is not None:
             env = open_envelope(move.offence, table_id=self.table_id, roster=None)
             self.offence_digest = link_digest(env.prev, env.payload)
+            self.offence_prev = env.prev
+            taken = move.delivered
+            if taken is not None and move.offence != taken:
+                first = open_envelope(taken, table_id=self.table_id, roster=None)
+                if first.slot == env.slot:
+                    # Two versions of one slot: until the second reaches it, the program
+                    # may build on the first (a parallel round's next message, made at once).
+                    self.offence_taken = first.slot
             if move.stops:
                 self.offence_slot = env.slot
         for wire in move.wires:
@@ -365,8 +379,30 @@ class _Table:
 
     async def _hear(self, *, apply: bool = True) -> None:
         """One message from the implementation: a sync request is answered; a message is
-        checked by every kit seat while ``apply`` (the table is being played)."""
+        checked by every kit seat while ``apply`` (the table is being played). Its messages
+        that came early (a parallel round's, ``table.md`` §1.4) are tried first."""
+        seats = self.seats
+        if apply and seats is not None and self.early:
+            head = seats.ref.transcript.head
+            early, self.early = self.early, []
+            for wire in early:
+                await self._take(wire)
+            if seats.ref.transcript.head != head:
+                return
         await self._take(await self._receive(), apply=apply)
+
+    def _after(self, env: SignedEnvelope) -> bool:
+        """Whether the implementation's ``env`` was built on a history past the cheat's:
+        a message of a parallel round carries the round's base, and one made before the
+        cheat came is no sign of going on (``table.md`` §1.4)."""
+        seats = self.seats
+        assert seats is not None and self.offence_prev is not None
+        ref = seats.ref.transcript
+        built_on = ref.position(env.prev)
+        limit = ref.position(self.offence_prev) or 0
+        if self.offence_taken is not None:
+            limit = next((i + 1 for i, e in enumerate(ref) if e.slot == self.offence_taken), limit)
+        return built_on is None or built_on > limit
 
     async def _take(self, wire: bytes, *, apply: bool = True) -> None:
         """Handle ``wire``, heard from the implementation (see :meth:`_hear`)."""
@@ -388,15 +424,18 @@ class _Table:
             return  # messages of others it passes on are kept in `heard` (the evidence)
         if self.offence_digest is not None and env.prev == self.offence_digest:
             raise KitFailure(f"it sent a {env.kind!r} message built on the cheat")
-        if self.offence_slot is not None and env.slot > self.offence_slot:
+        if self.offence_slot is not None and env.slot > self.offence_slot and self._after(env):
             raise KitFailure(
                 f"it went on after the cheat: it signed a {env.kind!r} message (a violation "
                 "ends the table, table.md 5)"
             )
         try:
             await _work(seats.deliver, wire)
-        except (UnattributedMessage, TranscriptGap):
-            return  # ignored, as our peer does (wire.md 3.3, 7.3)
+        except TranscriptGap:
+            self.early.append(wire)  # kept, as our peer does (wire.md 7.3)
+            return
+        except UnattributedMessage:
+            return  # ignored, as our peer does (wire.md 3.3)
         except CheatExposed as exc:
             move = self.move
             if move is None or not move.stops or exc.seat != move.expected.seat:

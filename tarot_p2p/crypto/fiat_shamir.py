@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tarot_p2p.crypto.group import ORDER, Scalar
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 
 def frame(data: bytes) -> bytes:

@@ -87,7 +87,10 @@ from tarot_p2p.protocol.table import (
     Violation,
 )
 from tarot_p2p.protocol.transcript import (
+    MAX_RECORD_LEN,
+    EarlyInRound,
     FileFrames,
+    RoundSlots,
     Transcript,
     TranscriptFileError,
     Verdict,
@@ -109,7 +112,7 @@ from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.sheet import ScoreSheet
 from tarot_p2p.rules.state import IllegalAction, State, from_hands
 
-SECRETS_VERSION = 2
+SECRETS_VERSION = 3
 
 
 class Superseded(LocalProtocolError):
@@ -169,6 +172,7 @@ class _Secrets:
     x: bytes
     e: bytes
     perm: tuple[int, ...]
+    pending: bytes = b""
 
 
 _SECRETS = Schema(
@@ -181,6 +185,7 @@ _SECRETS = Schema(
         "x": ("x", Bytes(0, 32)),
         "e": ("e", Bytes(0, 32)),
         "perm": ("p", ListOf(UInt(m.MAX_TAKER - 1), max_len=m.MAX_TAKER)),
+        "pending": ("w", Bytes(0, MAX_RECORD_LEN)),
     },
 )
 
@@ -234,6 +239,11 @@ class Peer:
         self.table = TableMachine(config, table_id, keys, names)
         self.transcript = Transcript(table_id, self.table.binding)
         self._seq = 0
+        self._hand_start = 0
+        """How many messages came before the current hand's first one."""
+        self._pending: SignedEnvelope | None = None
+        """Our message of the current parallel round, made and sent on the round's base,
+        waiting for the slots before it to be filled (then accepted like any message)."""
         self.own_events: list[PeerEvent] = []
         """The events caused by the last message this seat sent (its own last ``score``
         ends a hand, its own last ``shares`` may open its cards...)."""
@@ -286,7 +296,19 @@ class Peer:
         return () if self.expected_sender() is None else self.hand.expected_types()
 
     def my_turn(self) -> bool:
-        return self.seat is not None and self.expected_sender() == self.seat
+        """Whether this seat has a message to make now: it is the expected sender, or it
+        has not yet made its message of the parallel round under way (``table.md`` §1.4)."""
+        if self.seat is None:
+            return False
+        if self.expected_sender() == self.seat:
+            return True
+        return self._pending is None and self.hand.round_position(self.seat) is not None
+
+    @property
+    def pending(self) -> bytes | None:
+        """Our message of the round under way that the transcript has not taken yet (sent,
+        or to send again after a restart), or ``None``."""
+        return None if self._pending is None else self._pending.wire
 
     def my_cards(self) -> CardSet:
         """This seat's unplayed cards (empty for an observer or before the deal)."""
@@ -335,7 +357,7 @@ class Peer:
             return None
         absent = hand.expected_sender()
         assert absent is not None
-        return forfeit.Slot(hand.hand, self._seq, self.transcript.head, absent)
+        return forfeit.Slot(hand.hand, self._seq, self.transcript.expected_prev, absent)
 
     def forfeit_claim(self) -> bytes | None:
         """Our signed claim that the expected sender is absent (``None``: we are that
@@ -425,6 +447,13 @@ class Peer:
             if self.transcript.classify(env) is Verdict.DUPLICATE:
                 return []
             return self._accept(env)
+        except EarlyInRound:
+            if env.seat == self.seat and env.hand == self.hand.hand and self._pending is None:
+                # Our own message of this round, made before we stopped and handed back
+                # by the others (table.md §7): ours to wait for, never to make anew.
+                self._pending = env
+                return []
+            raise
         except SeatViolation as exc:
             position = self._overtaken(env)
             if position is not None:
@@ -443,10 +472,13 @@ class Peer:
         that claims to rewrite earlier records without all this changes nothing."""
         if env.kind != "abandon" or self.seat is None or env.hand != self.hand.hand:
             return None
-        position = next((i for i, e in enumerate(self.transcript) if e.slot == env.slot), None)
-        if position is None or self.transcript.digest_after(position) != env.prev:
+        held = list(self.transcript)
+        position = next((i for i, e in enumerate(held) if e.slot == env.slot), None)
+        if position is None or held[position].prev != env.prev:
             return None
-        if any(e.seat != self.seat for e in list(self.transcript)[position:]):
+        # After ours, only our own messages, or the others' of the same parallel round
+        # (made on its base, they stay valid: the round goes on without us).
+        if any(e.seat != self.seat and e.prev != env.prev for e in held[position:]):
             return None
         try:
             message = m.load_body(env.kind, env.body)
@@ -464,8 +496,7 @@ class Peer:
     def _own_position(self, slot: tuple[int, int], prev: bytes) -> int | None:
         for position, held in enumerate(self.transcript):
             if held.slot == slot:
-                same_history = self.transcript.digest_after(position) == prev
-                return position if held.seat == self.seat and same_history else None
+                return position if held.seat == self.seat and held.prev == prev else None
         return None
 
     def sent_at(self, slot: forfeit.Slot) -> bool:
@@ -530,6 +561,16 @@ class Peer:
         except Violation as v:
             raise self._blame(env, v) from None
         self.transcript.append(env)
+        if self._pending is not None and self._pending.slot == env.slot:
+            self._pending = None  # our own message, handed back to us by the others
+        if self.hand is not hand:
+            self._hand_start = len(self.transcript)
+        seqs = self.hand.round_seqs
+        self.transcript.round = (
+            None
+            if seqs is None
+            else RoundSlots(self._hand_start + seqs.start, self.hand.hand, seqs)
+        )
         if hand.exposed is not None:
             blamed = self._blame(env, hand.exposed)
             raise CheatExposed(blamed.seat, blamed.reason, blamed.evidence)
@@ -554,7 +595,17 @@ class Peer:
             events.extend(self._learn(hand, events))
         if self.hand is hand:
             self._seq += 1
+            pending = self._pending
+            if pending is not None and pending.slot == (hand.hand, self._seq):
+                self._pending = None
+                try:
+                    events.extend(self._accept(pending))
+                except CheatExposed:
+                    raise  # our message is the proof: the caller passes it on
+                except SeatViolation as exc:
+                    raise LocalProtocolError(f"own message refused: {exc}") from exc
             return events
+        self._pending = None  # (always taken by now: a round ends with its last slot)
         self._seq = 0
         if hand.hand == 0:
             self._take_seats()
@@ -647,6 +698,7 @@ class Peer:
                 "x": b"" if self._x is None else scalar_to_bytes(self._x),
                 "e": b"" if self._e is None else scalar_to_bytes(self._e),
                 "p": list(self._ecart_perm),
+                "w": self.pending or b"",
             }
         )
 
@@ -695,6 +747,8 @@ class Peer:
             peer.receive(wire)
         peer._replaying = False
         hand = peer.hand
+        if saved.pending and saved.hand == hand.hand:
+            peer._take_pending(saved.pending)
         if saved.hand < hand.hand or (saved.hand == hand.hand and not (saved.x or saved.perm)):
             peer._saved = None
         # Secrets this file does not use yet stay pending: the file may be older than what
@@ -704,6 +758,18 @@ class Peer:
         # (secret_lost): the seat catches up, signs nothing more in this hand, and plays
         # the next one once the others have finished this one without it.
         return peer
+
+    def _take_pending(self, wire: bytes) -> None:
+        """Our saved message of the round under way (sent or not before we stopped): kept
+        to send again as it was, never made anew (a second version of it would be an
+        equivocation). Dropped when the transcript already holds its slot."""
+        env = open_envelope(wire, table_id=self.table_id, roster=self._roster_for(wire))
+        if env.seat != self.seat or env.hand != self.hand.hand or env.seq < self._seq:
+            return
+        self._pending = env
+        if env.seq == self._seq:
+            self._pending = None
+            self.own_events = self._accept(env)
 
     @property
     def secret_lost(self) -> SecretLost | None:
@@ -924,19 +990,28 @@ class Peer:
         return b"".join(point_to_bytes(p) for p in shares), proof.to_bytes()
 
     def _send(self, message: m.Message) -> bytes:
+        """Seal ``message`` for the next slot, or in a parallel round for our own slot of
+        the round (on the round's base): a later slot waits, unapplied, until the slots
+        before it are filled. The machine checks it then; what it checks is what we built
+        it from, which is all there at the round's start (``table.md`` §1.4)."""
         assert self.seat is not None and self._identity is not None
         self._saved = None  # a new message of ours: only what the transcript holds counts
         hand = self.hand
+        ahead = 0 if isinstance(message, m.Abandon) else hand.round_position(self.seat) or 0
         env = seal(
             self._identity,
             table_id=self.table_id,
             hand=hand.hand,
-            seq=self._seq,
+            seq=self._seq + ahead,
             seat=self.seat,
-            prev=self.transcript.head,
+            prev=self.transcript.expected_prev,
             kind=m.type_of(message),
             body=m.dump_body(message),
         )
+        if ahead:
+            self._pending = env
+            self.own_events = []
+            return env.wire
         try:
             self.own_events = self._accept(env)
         except CheatExposed as exc:

@@ -26,7 +26,7 @@ they are retried, in order, as soon as the transcript reaches the digest they ca
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidSignature
@@ -266,6 +266,10 @@ class EarlyMessages:
         while len(self._by_prev) > self.max_messages or self._bytes > self.max_bytes:
             _, old = self._by_prev.popitem(last=False)
             self._bytes -= len(old)
+
+    def __iter__(self) -> Iterator[bytes]:
+        """The kept envelopes, oldest first."""
+        return iter(list(self._by_prev.values()))
 
     def ready(self, head: bytes) -> Sequence[bytes]:
         """Take out every kept envelope that builds on ``head``."""

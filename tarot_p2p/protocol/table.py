@@ -155,6 +155,30 @@ ROUND_TYPE: Final[dict[Phase, str]] = {
 }
 """Round phases: each contributing seat in ascending order sends one message of this type."""
 
+PARALLEL: Final[frozenset[Phase]] = frozenset(
+    {
+        Phase.KEYS,
+        Phase.ESCROW,
+        Phase.DRAW,
+        Phase.DEAL,
+        Phase.CHIEN,
+        Phase.ECART_SHARES,
+        Phase.REVEAL,
+        Phase.RELEASE,
+        Phase.SCORE,
+    }
+)
+"""Rounds whose messages do not depend on one another (``table.md`` §1.4): every
+contributor makes its message as the round opens, on the history before the round, so the
+round costs one trip through the hub instead of one per seat. Their slots still follow in
+ascending seat order. Not the set-up (one sender) nor the shuffles (each shuffles the
+previous one's output)."""
+
+SHARE_ROUNDS: Final = frozenset(
+    {Phase.DRAW, Phase.DEAL, Phase.CHIEN, Phase.ECART_SHARES, Phase.REVEAL}
+)
+"""The rounds of decryption shares."""
+
 ENGINE_TYPES: Final[dict[Phase, tuple[str, ...]]] = {
     Phase.BIDDING: ("action", "petit_sec"),
     Phase.CALL: ("action",),
@@ -288,6 +312,10 @@ class HandMachine:
         self.setup = setup
         self.phase = Phase.KEYS if setup is None else Phase.SETUP
         self._round: list[int] = list(range(self.seats)) if setup is None else [HOST]
+        self.count = 0
+        """Messages of this hand applied so far."""
+        self._opened = 0
+        """:attr:`count` when the last parallel round opened (see :attr:`round_seqs`)."""
         self.key_shares: list[Point] = []
         self.escrow_keys: list[Point] = []
         """Each seat's escrow key ``E_j`` of this hand (``crypto.md`` §10.1)."""
@@ -365,6 +393,23 @@ class HandMachine:
             and seat not in self.accepted
         )
 
+    @property
+    def round_seqs(self) -> range | None:
+        """In a parallel round, the sequence numbers of its slots in this hand (every
+        message of the round is built on the history before the first); ``None``
+        elsewhere. Its size is fixed when it opens: the contributors then, one slot each
+        (an abandon takes the silent seat's)."""
+        if self.phase not in PARALLEL:
+            return None
+        return range(self._opened, self.count + len(self._round))
+
+    def round_position(self, seat: int) -> int | None:
+        """In a parallel round, how many messages still come before ``seat``'s own
+        (``None``: not a parallel round, or ``seat`` has nothing more to send in it)."""
+        if self.phase not in PARALLEL or seat not in self._round:
+            return None
+        return self._round.index(seat)
+
     def share_slots(self, seat: int) -> tuple[int, ...]:
         """The slots whose shares ``seat`` must send in the current round, ascending."""
         phase = self.phase
@@ -415,7 +460,7 @@ class HandMachine:
         expected = self.expected_sender()
         if self.hand == 0 or expected is None or self.phase in (Phase.SCORE, Phase.RELEASE):
             return None
-        if self.away is not None:
+        if self.abandoned is not None:
             return None  # a second silence: nobody can finish two hands (§3.1)
         return 0 if expected else 1
 
@@ -425,6 +470,14 @@ class HandMachine:
         expected = self.expected_sender()
         if expected is None:
             raise Violation("the hand is over")
+        self.count += 1
+        try:
+            return self._apply(expected, seat, message)
+        except Violation:
+            self.count -= 1  # not taken (a program that plays on anyway keeps its count)
+            raise
+
+    def _apply(self, expected: int, seat: int, message: m.Message) -> list[Event]:
         if isinstance(message, m.Abandon):
             return self._on_abandon(seat, message)
         if seat != expected:
@@ -449,18 +502,24 @@ class HandMachine:
         """Enter ``phase``; a round with no contributor is skipped at once. The absent
         seat, whose shares everybody computes (:meth:`_open_away`), contributes to none."""
         self.phase = phase
+        self._opened = self.count
         self._open_away(events)
         present = [s for s in range(self.seats) if s != self.away]
         if phase is Phase.ECART:
             self.taker_input = (*self.holding[self._taker()], *self.chien_slots)
         elif phase in (Phase.KEYS, Phase.ESCROW, Phase.SHUFFLE, Phase.SCORE):
             self._round = present
-        elif phase in (Phase.DRAW, Phase.DEAL, Phase.CHIEN, Phase.ECART_SHARES, Phase.REVEAL):
+        elif phase in SHARE_ROUNDS:
             self._round = [s for s in present if self.share_slots(s)]
             if not self._round:
                 self._leave_round(events)
 
     def _leave_round(self, events: list[Event]) -> None:
+        if self.abandoned is not None and self.away is None and self.phase in SHARE_ROUNDS:
+            # Silent in a round of shares (§3.1): the round was finished without it, and its
+            # key is released now; the round then ends as usual (:meth:`_rebuild`).
+            self._release(self.abandoned, [])
+            return
         if self.phase is Phase.KEYS:
             self._joint_key()
         elif self.phase is Phase.SHUFFLE:
@@ -543,13 +602,25 @@ class HandMachine:
             self._round.pop(0)
             if not self._round:
                 self._leave_round(events)
+        elif self.phase in SHARE_ROUNDS:
+            # The others' messages of this round do not depend on the absent seat's: the
+            # round goes on without it, and its key is released once the round is over.
+            self._round.pop(0)
+            if not self._round:
+                self._leave_round(events)
         else:
-            self._resume = (self.phase, list(self._round), absent)
-            self.phase = Phase.RELEASE
-            self._round = [s for s in range(self.seats) if s != absent]
-            self._released = []
+            self._release(absent, list(self._round))
         self._stand_in(events)
         return events
+
+    def _release(self, absent: int, round_: list[int]) -> None:
+        """Open the RELEASE round of ``absent``'s escrowed key; :meth:`_rebuild` then goes
+        back to the current phase with the seats ``round_`` still to speak in it."""
+        self._resume = (self.phase, round_, absent)
+        self.phase = Phase.RELEASE
+        self._opened = self.count
+        self._round = [s for s in range(self.seats) if s != absent]
+        self._released = []
 
     def _on_release(self, seat: int, msg: m.Release, events: list[Event]) -> None:
         assert self._resume is not None

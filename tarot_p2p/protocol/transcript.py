@@ -1,10 +1,13 @@
 """The linear transcript: a hash chain over every accepted message, and its file format.
 
 Theory of operation. All peers of a table accept the same messages in the same order. The
-protocol is turn-based: at every point the table state machine names the one seat that may
-speak next, so the order is never ambiguous and a chain suffices (no DAG). Each message
-carries the digest of the transcript before it, so a message states the exact history it
-was sent on, under the sender's signature.
+protocol is turn-based: at every point the table state machine names the one seat whose
+message fills the next slot, so the order is never ambiguous and a chain suffices (no
+DAG). Each message carries the digest of the transcript before it, so a message states the
+exact history it was sent on, under the sender's signature. The one refinement is the
+*parallel round* (``table.md`` §1.4): messages that do not depend on one another are all
+made on the history before the round (its *base*), sent at once, and still take their
+slots in seat order; the chain links them one after the other as always.
 
 * ``digest_0 = SHA-256(GENESIS_TAG || table_id || binding)``, where ``binding`` is a
   32-byte digest fixed by the table set-up (configuration and host identity).
@@ -17,7 +20,10 @@ Slots: a message occupies ``(hand, seq)``; the first is ``(0, 0)`` and the succe
 ``(h, q)`` are ``(h, q + 1)`` and ``(h + 1, 0)`` (the state machine says which one is
 legal). Against our transcript an incoming message is:
 
-* the next message — its ``prev`` is our head and its slot a successor;
+* the next message — its ``prev`` is our head (in a parallel round: the round's base) and
+  its slot a successor;
+* early — in a parallel round, a later slot of the round on the round's base: it fits once
+  the slots before it are filled;
 * a duplicate — the same payload as the one already in that slot (a relay replay: ignored);
 * equivocation — another payload signed by the same seat for a filled slot (both kept);
 * a fork — a slot filled by another seat, or a ``prev`` that is a digest of our history
@@ -82,6 +88,21 @@ class TranscriptGap(UnattributedMessage):
         self.prev = prev
 
 
+class EarlyInRound(TranscriptGap):
+    """A message of the parallel round we are in, for a slot after the next one: it fits
+    once the messages of the seats before it are in. Kept, never blamed while it waits."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSlots:
+    """A parallel round (``table.md`` §1.4): its messages all carry the digest after the
+    first ``base`` messages, and fill the slots ``(hand, q)``, ``q`` in ``seqs``."""
+
+    base: int
+    hand: int
+    seqs: range
+
+
 def successors(slot: tuple[int, int] | None) -> tuple[tuple[int, int], ...]:
     if slot is None:
         return ((0, 0),)
@@ -100,11 +121,24 @@ class Transcript:
         self._digests: list[bytes] = [self.genesis]
         self._known: dict[bytes, int] = {self.genesis: 0}
         self._slots: dict[tuple[int, int], int] = {}
+        self.round: RoundSlots | None = None
+        """The parallel round we are in (``None``: none), as the table state machine says;
+        ``strict=False`` leaves it unused."""
+        self.strict = True
+        """Whether the ``prev`` of the next message must be exactly :attr:`expected_prev`.
+        A reader without the table's state (a file's structure) only requires a digest of
+        the same hand, at most the head; the table's replay then checks which one."""
 
     @property
     def head(self) -> bytes:
-        """Digest of the whole transcript so far (what the next message must carry)."""
+        """Digest of the whole transcript so far."""
         return self._digests[-1]
+
+    @property
+    def expected_prev(self) -> bytes:
+        """What the next message must carry as ``prev``: the head, or in a parallel round
+        the round's base (the digest before its first message)."""
+        return self._digests[len(self._entries) if self.round is None else self.round.base]
 
     @property
     def last_slot(self) -> tuple[int, int] | None:
@@ -115,6 +149,10 @@ class Transcript:
 
     def __iter__(self) -> Iterator[SignedEnvelope]:
         return iter(self._entries)
+
+    def position(self, digest: bytes) -> int | None:
+        """How many messages came before ``digest`` (``None``: not a digest of ours)."""
+        return self._known.get(digest)
 
     def digest_after(self, count: int) -> bytes:
         """Digest after the first ``count`` messages (``digest_after(0)`` is the genesis)."""
@@ -145,15 +183,26 @@ class Transcript:
             raise TranscriptGap(
                 f"message {env.slot} built on an unknown history", env.wire, env.prev
             )
-        if position != len(self._entries):
+        round_ = self.round
+        base = len(self._entries) if round_ is None else round_.base
+        if position != base and (self.strict or position < self._hand_start(env.hand)):
             raise SeatViolation(
                 env.seat, f"fork: message {env.slot} built on message {position}", (env.wire,)
             )
         if env.slot not in successors(self.last_slot):
+            if round_ is not None and env.hand == round_.hand and env.seq in round_.seqs:
+                raise EarlyInRound(
+                    f"message {env.slot} of this round came early", env.wire, env.prev
+                )
             raise SeatViolation(
                 env.seat, f"slot {env.slot} does not follow {self.last_slot}", (env.wire,)
             )
         return Verdict.NEXT
+
+    def _hand_start(self, hand: int) -> int:
+        """How many messages came before hand ``hand``'s first one (ours if it has none)."""
+        first = self._slots.get((hand, 0))
+        return len(self._entries) if first is None else first
 
     def append(self, env: SignedEnvelope) -> bytes:
         """Accept ``env`` as the next message (the caller has validated it); return the head."""
@@ -261,12 +310,16 @@ def parse_file(data: bytes, roster: Roster | None = None) -> ParsedFile:
     """Rebuild and re-verify the chain from file bytes.
 
     Every record must decode as an envelope of this table and be the next message of the
-    chain (its ``prev`` equal to the running digest, its slot a successor). With a
+    chain (its ``prev`` a digest of the same hand's history, at most the running digest:
+    which one the table's replay checks, knowing the rounds; its slot a successor). With a
     ``roster`` every signature is verified too; without one, only the chain is checked.
+    The transcript returned checks the next messages the same way until its owner sets
+    :attr:`Transcript.strict`.
     """
     frames = read_frames(data)
     frames.refuse_bad_length()
     transcript = Transcript(frames.table_id, frames.binding)
+    transcript.strict = False
     for index, (offset, wire) in enumerate(zip(frames.offsets, frames.records, strict=True)):
         try:
             env = open_envelope(wire, table_id=frames.table_id, roster=roster)

@@ -79,8 +79,10 @@ from tarot_p2p.files.transcripts import TranscriptStore
 from tarot_p2p.meet.lobby import JOIN, LobbyError, read_lobby_request
 from tarot_p2p.net.framing import LinkError
 from tarot_p2p.net.link import MessageLink
+from tarot_p2p.protocol.envelope import open_envelope
 from tarot_p2p.protocol.errors import (
     LocalProtocolError,
+    ProtocolError,
     SeatViolation,
     UnattributedMessage,
 )
@@ -97,7 +99,7 @@ from tarot_p2p.protocol.sync import (
     answer_span,
 )
 from tarot_p2p.protocol.table import ENGINE_TYPES
-from tarot_p2p.protocol.transcript import TranscriptGap
+from tarot_p2p.protocol.transcript import EarlyInRound, TranscriptGap
 from tarot_p2p.rules.actions import Action, Discard
 from tarot_p2p.rules.cards import CardSet
 from tarot_p2p.rules.deal import chien_size
@@ -412,6 +414,8 @@ class TableRunner:
         abort: AbortRecord | None = None
         try:
             await self._persist()
+            if (pending := self.peer.pending) is not None:
+                await self._send(pending)  # our message of the round under way, as it was
             # A peer taken back from its files may lack what the others said meanwhile.
             self._ask_at = trio.current_time()
             try:
@@ -752,7 +756,8 @@ class TableRunner:
         except TranscriptGap as gap:
             self.stats.early += 1
             self._early.keep(gap.prev, wire)
-            self._ask_at = min(self._ask_at, trio.current_time())
+            if not isinstance(gap, EarlyInRound):  # (that one is the parallel rounds' norm)
+                self._ask_at = min(self._ask_at, trio.current_time())
             return
         except UnattributedMessage as exc:
             self.stats.ignored += 1
@@ -785,11 +790,14 @@ class TableRunner:
         await self._after(events)
         if overtaken:
             await self._notice("overtaken", self.peer.seat, 0.0)
-        for kept in self._early.ready(peer.transcript.head):
-            if peer.my_turn() or peer.expected_sender() is None:
-                self._early.keep(peer.transcript.head, kept)
-                continue
-            await self._handle(kept)
+        transcript = peer.transcript
+        bases = dict.fromkeys((transcript.head, transcript.expected_prev))
+        for base in bases:
+            for kept in self._early.ready(base):
+                if peer.my_turn() or peer.expected_sender() is None:
+                    self._early.keep(base, kept)
+                    continue
+                await self._handle(kept)
 
     async def _rewind(self, overtaken: Superseded) -> list[PeerEvent] | None:
         """Take the others' abandon of us in place of our own messages nobody took.
@@ -800,9 +808,14 @@ class TableRunner:
         store = self._store
         assert store is not None
         count = overtaken.position
+        # The others' messages of the round we were silent in stay valid after the
+        # abandon (made on the round's base): they are taken again on the rewound seat.
+        others = [e.wire for e in list(self.peer.transcript)[count:] if e.seat != self.peer.seat]
         try:
             rewound = await self._run(self.peer.rewound, count)
             events = await self._run(rewound.receive, overtaken.wire)
+            for wire in others:
+                events += await self._run(rewound.receive, wire)
         except SeatViolation as exc:
             raise self._violation(exc) from None
         except (LocalProtocolError, UnattributedMessage, ValueError) as exc:
@@ -877,6 +890,16 @@ class TableRunner:
         if now - self._here_sent.get(request.member, -ANSWER_EVERY) < ANSWER_EVERY:
             return
         self._here_sent[request.member] = now
+        # First its own messages we keep early (a parallel round's, made before it
+        # stopped): it must wait for them to fill their slots, never sign them anew.
+        seat = self.peer.seat_of_member(request.member)
+        for wire in self._early:
+            try:
+                env = open_envelope(wire, table_id=self.peer.table_id, roster=None)
+            except ProtocolError:
+                continue
+            if env.seat == seat and env.hand == self.peer.hand.hand:
+                await self._send(wire)
         await self._send(self.peer.roll_call(request.nonce, HERE_KIND))
 
     # ------------------------------------------------------------------ resuming

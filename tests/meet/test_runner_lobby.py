@@ -11,6 +11,7 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.meet.lobby import (
     JOIN_AGAIN,
@@ -48,7 +49,7 @@ def test_join_request_is_the_documented_bytes() -> None:
     raw = KEYS[1].public_key().public_bytes_raw()
     proof = hmac.new(SECRET, b"tarot-p2p/seat/v1\x00" + TABLE + raw, hashlib.sha256).digest()
     assert payload == encode(
-        {"i": raw, "k": "join", "n": "Alice B", "p": proof, "t": TABLE, "v": 2}
+        {"i": raw, "k": "join", "n": "Alice B", "p": proof, "t": TABLE, "v": PROTOCOL_VERSION}
     )
     KEYS[1].public_key().verify(signature, JOIN_REQUEST_DOMAIN + payload)
     request = read_lobby_request(wire, TABLE, SECRET)
@@ -114,7 +115,9 @@ def signed_as_typed(key: Ed25519PrivateKey, kind: str, name: str) -> bytes:
     (or a forger) sends it: :func:`join_request` refuses to build it."""
     raw = key.public_key().public_bytes_raw()
     proof = seat_proof(SECRET, TABLE, raw)
-    payload = encode({"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE, "v": 2})
+    payload = encode(
+        {"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE, "v": PROTOCOL_VERSION}
+    )
     return encode([payload, key.sign(JOIN_REQUEST_DOMAIN + payload)])
 
 

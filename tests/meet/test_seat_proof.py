@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.meet.lobby import (
     JOIN_REQUEST_DOMAIN,
     LobbyError,
@@ -22,7 +23,9 @@ from tests.meet.test_runner_lobby import KEYS, SECRET, TABLE
 def with_proof(index: int, kind: str, name: str, proof: bytes) -> bytes:
     """A request validly signed by ``KEYS[index]`` carrying ``proof``."""
     raw = KEYS[index].public_key().public_bytes_raw()
-    payload = encode({"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE, "v": 2})
+    payload = encode(
+        {"i": raw, "k": kind, "n": name, "p": proof, "t": TABLE, "v": PROTOCOL_VERSION}
+    )
     return encode([payload, KEYS[index].sign(JOIN_REQUEST_DOMAIN + payload)])
 
 

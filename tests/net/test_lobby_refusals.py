@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.meet.lobby import (
     JOIN_REQUEST_DOMAIN,
     MAX_NAME,
@@ -73,7 +74,9 @@ def test_each_refused_request_or_set_up_says_why() -> None:
         read_lobby_request(wire, bytes(32), SECRET)
     other = KEYS[2].public_key().public_bytes_raw()
     proof = seat_proof(SECRET, TABLE, other)
-    payload = encode({"i": other, "k": "join", "n": "Ann", "p": proof, "t": TABLE, "v": 2})
+    payload = encode(
+        {"i": other, "k": "join", "n": "Ann", "p": proof, "t": TABLE, "v": PROTOCOL_VERSION}
+    )
     forged = encode([payload, KEYS[1].sign(JOIN_REQUEST_DOMAIN + payload)])  # names KEYS[2]
     with pytest.raises(LobbyError, match=r"^join request: bad signature$"):
         read_lobby_request(forged, TABLE, SECRET)

@@ -18,6 +18,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.host import new_relay_table
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.meet.lobby import JOIN_REQUEST_DOMAIN, LobbyChange, join_request, seat_proof
 from tarot_p2p.net.address import Address
 from tarot_p2p.net.framing import FramedStream
@@ -51,7 +52,9 @@ async def link_with_key(code: JoinCode, identity: Ed25519PrivateKey, key: bytes)
 
 def forged(sybil: Ed25519PrivateKey, name: str, table_id: bytes, proof: bytes) -> bytes:
     raw = sybil.public_key().public_bytes_raw()
-    payload = encode({"i": raw, "k": "join", "n": name, "p": proof, "t": table_id, "v": 2})
+    payload = encode(
+        {"i": raw, "k": "join", "n": name, "p": proof, "t": table_id, "v": PROTOCOL_VERSION}
+    )
     return encode([payload, sybil.sign(JOIN_REQUEST_DOMAIN + payload)])
 
 

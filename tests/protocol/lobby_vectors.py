@@ -15,6 +15,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.meet.lobby import (
     JOIN_REQUEST_DOMAIN,
     SEAT_TAG,
@@ -70,7 +71,7 @@ def build() -> dict[str, Any]:
         identity = key.public_key().public_bytes_raw()
         if choice is SLOPPY:  # signed as typed: the host normalises it all the same
             proof = seat_proof(SECRET, TABLE_ID, identity)
-            body = {"i": identity, "k": "join", "n": SLOPPY, "p": proof, "v": 2}
+            body = {"i": identity, "k": "join", "n": SLOPPY, "p": proof, "v": PROTOCOL_VERSION}
             raw = encode({**body, "t": TABLE_ID})
             wire = encode([raw, key.sign(JOIN_REQUEST_DOMAIN + raw)])
         else:
@@ -152,7 +153,14 @@ def refused(seating: Seating) -> list[dict[str, Any]]:
     cases = []
     for why, proof in proofs.items():
         payload = encode(
-            {"i": identity, "k": "join", "n": "Sybil", "p": proof, "t": TABLE_ID, "v": 2}
+            {
+                "i": identity,
+                "k": "join",
+                "n": "Sybil",
+                "p": proof,
+                "t": TABLE_ID,
+                "v": PROTOCOL_VERSION,
+            }
         )
         wire = encode([payload, sybil.sign(JOIN_REQUEST_DOMAIN + payload)])
         assert seating.offer(wire, TABLE_ID, 0.0) is None

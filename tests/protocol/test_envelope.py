@@ -6,6 +6,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tarot_p2p.crypto.fiat_shamir import PROTOCOL_VERSION
 from tarot_p2p.protocol.codec import encode
 from tarot_p2p.protocol.envelope import (
     SignedEnvelope,
@@ -46,7 +47,16 @@ def signed_wire(fields: dict[str, object], key: Ed25519PrivateKey) -> bytes:
 
 
 def base_fields(seat: int = 1) -> dict[str, object]:
-    return {"v": 2, "t": TABLE, "h": 2, "q": 7, "s": seat, "d": PREV, "k": "bid", "b": {}}
+    return {
+        "v": PROTOCOL_VERSION,
+        "t": TABLE,
+        "h": 2,
+        "q": 7,
+        "s": seat,
+        "d": PREV,
+        "k": "bid",
+        "b": {},
+    }
 
 
 def test_round_trip_keeps_exact_bytes() -> None:

@@ -125,7 +125,7 @@ async def test_a_forged_abandon_shortens_no_file_and_names_its_signer(
         links[i] = ForgedAbandon(link, keys[2], raw[1], forger_files.transcript)
         return links[i]
 
-    sizes: list[int] = []
+    held_records: list[list[bytes]] = []
     game = await play_local(3, [BotPolicy(i) for i in range(3)], tmp_path, seed, deals=3, wrap=wrap)
     forged = links[2].forged
     assert forged is not None
@@ -139,10 +139,14 @@ async def test_a_forged_abandon_shortens_no_file_and_names_its_signer(
         assert abort.seat == forger.seat and abort.evidence == (forged,)
         assert seat.files is not None and seat.outcome.peer is not None
         held = parse_file(seat.files.transcript.read_bytes()).transcript
-        sizes.append(len(held))
+        held_records.append([e.wire for e in held])
         assert held.head == seat.outcome.peer.transcript.head
-    # Both honest seats kept the same records, up to the forged message: nothing was cut.
-    assert sizes[0] == sizes[1] and sizes[0] > 20
+    # Both honest seats kept the same history up to the forged message: nothing was cut.
+    # (One may hold a message of the round under way that the other had not taken yet:
+    # a parallel round's messages are sent at once, table.md §1.4.)
+    shorter, longer = sorted(held_records, key=len)
+    assert len(shorter) > 20 and longer[: len(shorter)] == shorter
+    assert len(longer) - len(shorter) < 3
 
 
 class AskingAgain(PassThrough):

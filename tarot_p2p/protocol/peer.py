@@ -763,7 +763,10 @@ class Peer:
         """Our saved message of the round under way (sent or not before we stopped): kept
         to send again as it was, never made anew (a second version of it would be an
         equivocation). Dropped when the transcript already holds its slot."""
-        env = open_envelope(wire, table_id=self.table_id, roster=self._roster_for(wire))
+        try:
+            env = open_envelope(wire, table_id=self.table_id, roster=self._roster_for(wire))
+        except ProtocolError:
+            raise ValueError("the saved message of the round under way does not verify") from None
         if env.seat != self.seat or env.hand != self.hand.hand or env.seq < self._seq:
             return
         self._pending = env

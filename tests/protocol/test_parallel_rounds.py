@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.codec import decode, encode
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import Peer, Superseded
@@ -310,3 +311,22 @@ def test_a_refused_message_takes_no_slot_of_the_round() -> None:
     with pytest.raises(Violation):
         hand.apply(0, m.Score((0, 0, 0, 0)))  # not a message of the deal's round
     assert (hand.count, hand.round_seqs) == before
+
+
+def test_saved_round_message_that_does_not_verify_is_refused_in_words() -> None:
+    table = make_table(one_deal(4), seed=b"bad-w")
+    _at_round(table, Phase.KEYS)
+    peer = table.peer_at(2)
+    assert peer.next_message() is not None
+    blob = decode(peer.export_secrets())
+    assert isinstance(blob, dict) and isinstance(blob["w"], bytes)
+    broken = bytearray(blob["w"])
+    broken[-1] ^= 1  # the signature no longer verifies
+    blob["w"] = bytes(broken)
+    data = file_header(peer.table_id, peer.binding) + b"".join(
+        file_record(e) for e in peer.transcript
+    )
+    member = peer.member
+    assert member is not None
+    with pytest.raises(ValueError, match="does not verify"):
+        Peer.resume(data, encode(blob), identity=table.keys[member], rng=table.rngs[member])

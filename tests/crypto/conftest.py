@@ -1,11 +1,14 @@
-"""Shared fixtures: a 4-seat table's key shares from a fixed seed."""
+"""Shared fixtures: a 4-seat table's key shares from a fixed seed; every test starts
+with no proof remembered as verified."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 
+from tarot_p2p.crypto import verified
 from tarot_p2p.crypto.group import Point, Scalar
 from tarot_p2p.crypto.keys import KeyShare, joint_key, key_context, make_key_share
 from tarot_p2p.crypto.randomness import DeterministicRandom
@@ -31,3 +34,15 @@ def make_keys(seed: bytes, seats: int = 4) -> Keys:
 @pytest.fixture(scope="session")
 def keys() -> Keys:
     return make_keys(b"conftest keys")
+
+
+@pytest.fixture(autouse=True)
+def fresh_memory() -> Iterator[None]:
+    """Each test checks in full the proofs it verifies. Why: a proof found valid before in
+    the process is accepted from memory (:mod:`tarot_p2p.crypto.verified`), and in a
+    mutation run every mutant's process is forked from the one that ran the tests first
+    (docs/mutation.md): an honest proof remembered there would pass a mutant that breaks
+    the equations it should go through."""
+    verified.set_size(verified.DEFAULT_SIZE)
+    yield
+    verified.set_size(verified.DEFAULT_SIZE)

@@ -4,7 +4,6 @@ nothing but those very bytes under that very statement is."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 
 import pytest
 
@@ -21,13 +20,6 @@ from tarot_p2p.crypto.sigma import CompactProof
 SECRET = 0x7E57
 Y = base_mul(SECRET)
 CTX = ProofContext(table_id=b"memo-tests", hand=3, phase="shuffle", seat=2)
-
-
-@pytest.fixture(autouse=True)
-def fresh_memory() -> Iterator[None]:
-    verified.set_size(verified.DEFAULT_SIZE)
-    yield
-    verified.set_size(verified.DEFAULT_SIZE)
 
 
 def _deck(n: int) -> list:

@@ -200,12 +200,10 @@ def rig_deal(table: Table, deck_for: Callable[[int], list[int]]) -> None:
         peer._rng = table.rngs[i]
 
 
-def go_silent(table: Table, sender: int) -> Peer:
-    """Seat ``sender`` stays silent: every other seat claims it absent, the lowest of them
-    sends the ``abandon`` (``table.md`` §3.1); the silent peer is returned (it gets nothing
-    more: callers leave it out of the table's peers)."""
-    silent = table.peer_at(sender)
-    present = [p for p in table.peers if p is not silent]
+def claim_and_abandon(table: Table, sender: int) -> bytes:
+    """Every seat but ``sender`` claims it absent, and the lowest of them makes the
+    ``abandon`` (``table.md`` §3.1), delivered to nobody yet."""
+    present = [p for p in table.peers if p.seat != sender]
     speaker = next(p for p in present if p.seat == table.observer.hand.present_speaker())
     for p in present:
         claim = p.forfeit_claim()
@@ -213,6 +211,17 @@ def go_silent(table: Table, sender: int) -> Peer:
         speaker.read_forfeit_claim(claim)
     wire = speaker.abandon()
     assert wire is not None
+    return wire
+
+
+def go_silent(table: Table, sender: int) -> Peer:
+    """Seat ``sender`` stays silent: every other seat claims it absent, the lowest of them
+    sends the ``abandon`` (``table.md`` §3.1); the silent peer is returned (it gets nothing
+    more: callers leave it out of the table's peers)."""
+    silent = table.peer_at(sender)
+    present = [p for p in table.peers if p is not silent]
+    speaker = next(p for p in present if p.seat == table.observer.hand.present_speaker())
+    wire = claim_and_abandon(table, sender)
     table.wires.append(wire)
     for other in (*present, table.observer):
         if other is not speaker:

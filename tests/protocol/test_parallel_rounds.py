@@ -14,7 +14,7 @@ from tarot_p2p.protocol.peer import Peer, Superseded
 from tarot_p2p.protocol.table import PARALLEL, Phase, Violation
 from tarot_p2p.protocol.transcript import EarlyInRound, TranscriptGap, file_header, file_record
 from tarot_p2p.rules.scoring import Contract
-from tests.protocol.harness import Bot, Table, make_table, one_deal, step
+from tests.protocol.harness import Bot, Table, claim_and_abandon, make_table, one_deal, step
 
 BOT = Bot(contract=Contract.GARDE, seed=3)
 
@@ -136,18 +136,6 @@ def test_every_parallel_phase_is_a_round_of_independent_messages() -> None:
     assert {Phase.KEYS, Phase.ESCROW, Phase.DEAL, Phase.SCORE, Phase.RELEASE} <= PARALLEL
 
 
-def _claim_and_abandon(table: Table, silent: int) -> bytes:
-    present = [p for p in table.peers if p.seat != silent]
-    speaker = next(p for p in present if p.seat == table.observer.hand.present_speaker())
-    for p in present:
-        claim = p.forfeit_claim()
-        assert claim is not None
-        speaker.read_forfeit_claim(claim)
-    wire = speaker.abandon()
-    assert wire is not None
-    return wire
-
-
 def test_silent_in_a_round_of_shares_the_round_ends_before_its_key_is_released() -> None:
     """Seats 1-3 sent their deal shares at once; seat 0 is silent. The abandon takes seat
     0's slot, the others' shares fill theirs, then the RELEASE round, then the bidding."""
@@ -161,7 +149,7 @@ def test_silent_in_a_round_of_shares_the_round_ends_before_its_key_is_released()
             if wire is not None and peer.pending != wire:
                 with pytest.raises(TranscriptGap):
                     peer.receive(wire)
-    abandon = _claim_and_abandon(table, 0)
+    abandon = claim_and_abandon(table, 0)
     speaker = next(p for p in others if p.seat == 1)
     for peer in (*others, table.observer):
         if peer is not speaker:
@@ -196,7 +184,7 @@ def test_the_silent_seat_takes_the_abandon_and_keeps_the_others_round_messages()
     count = len(table.observer.transcript)
     assert len(silent.transcript) == count + 4
     others = [p for p in table.peers if p is not silent]
-    abandon = _claim_and_abandon(table, 0)
+    abandon = claim_and_abandon(table, 0)
     for peer in (*others, table.observer):
         if peer.seat != 1:
             peer.receive(abandon)
@@ -239,7 +227,7 @@ def test_an_abandon_is_a_message_of_the_round_and_carries_its_base() -> None:
     _at_round(table, Phase.KEYS)
     step(table, BOT)  # seat 0's key; seat 1 stays silent
     table.peers = [p for p in table.peers if p.seat != 1]
-    wire = _claim_and_abandon(table, 1)
+    wire = claim_and_abandon(table, 1)
     env = open_envelope(wire, table_id=table.observer.table_id, roster=None)
     assert env.kind == m.type_of(m.Abandon(1, ())) and env.prev != table.observer.transcript.head
     assert env.prev == table.observer.transcript.expected_prev

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tarot_p2p.crypto.group import ORDER, Scalar
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 
 def frame(data: bytes) -> bytes:

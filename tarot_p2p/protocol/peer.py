@@ -571,6 +571,7 @@ class Peer:
             if seqs is None
             else RoundSlots(self._hand_start + seqs.start, self.hand.hand, seqs)
         )
+        self.transcript.opening = self.hand.hand if self.hand.opening else None
         if hand.exposed is not None:
             blamed = self._blame(env, hand.exposed)
             raise CheatExposed(blamed.seat, blamed.reason, blamed.evidence)

@@ -174,6 +174,11 @@ round costs one trip through the hub instead of one per seat. Their slots still 
 ascending seat order. Not the set-up (one sender) nor the shuffles (each shuffles the
 previous one's output)."""
 
+OPENING: Final = frozenset({Phase.KEYS, Phase.ESCROW, Phase.SHUFFLE})
+"""The phases of a hand's opening (``table.md`` §1.5): nothing in them depends on the
+hand before but its seats, so they are built on the hand's opening chain (``wire.md``
+§4.2) and can be made while that hand is still played."""
+
 SHARE_ROUNDS: Final = frozenset(
     {Phase.DRAW, Phase.DEAL, Phase.CHIEN, Phase.ECART_SHARES, Phase.REVEAL}
 )
@@ -402,6 +407,17 @@ class HandMachine:
         if self.phase not in PARALLEL:
             return None
         return range(self._opened, self.count + len(self._round))
+
+    @property
+    def opening(self) -> bool:
+        """Whether the next message is of the hand's opening (``table.md`` §1.5): its keys,
+        escrows and shuffles, with what stands in for them (complaint, abandon, the release
+        of a seat silent in the shuffles), before any card is dealt. Hand 0 has none."""
+        if self.hand == 0:
+            return False
+        if self.phase is Phase.RELEASE:
+            return self._resume is not None and self._resume[0] in OPENING
+        return self.phase in OPENING
 
     def round_position(self, seat: int) -> int | None:
         """In a parallel round, how many messages still come before ``seat``'s own

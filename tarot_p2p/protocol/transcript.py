@@ -7,7 +7,11 @@ DAG). Each message carries the digest of the transcript before it, so a message 
 exact history it was sent on, under the sender's signature. The one refinement is the
 *parallel round* (``table.md`` §1.4): messages that do not depend on one another are all
 made on the history before the round (its *base*), sent at once, and still take their
-slots in seat order; the chain links them one after the other as always.
+slots in seat order; the chain links them one after the other as always. The other is
+the *opening* of a hand (``table.md`` §1.5: its keys, escrows and shuffles, before any card
+is dealt), which depends on nothing of the hand before but its seats: its messages are
+built on the hand's *opening chain*, which starts after the previous hand's first message,
+so that they can be made while that hand is still played.
 
 * ``digest_0 = SHA-256(GENESIS_TAG || table_id || binding)``, where ``binding`` is a
   32-byte digest fixed by the table set-up (configuration and host identity).
@@ -15,6 +19,10 @@ slots in seat order; the chain links them one after the other as always.
   the exact signed payload bytes. It does not cover the signature or the outer array,
   which a relay could re-encode (or, for a malleable signature, re-sign) without changing
   what was said; signatures are verified separately and kept in the file.
+* the opening chain of hand ``h >= 1``: ``o_0 = SHA-256(OPENING_TAG || digest after
+  (h - 1, 0))``, ``o_j = SHA-256(LINK_TAG || o_{j-1} || SHA-256(payload of (h, j - 1)))``.
+  It links the same payloads; only the start differs (tagged, so that no opening digest
+  is ever a digest of the transcript's chain).
 
 Slots: a message occupies ``(hand, seq)``; the first is ``(0, 0)`` and the successors of
 ``(h, q)`` are ``(h, q + 1)`` and ``(h + 1, 0)`` (the state machine says which one is
@@ -22,8 +30,9 @@ legal). Against our transcript an incoming message is:
 
 * the next message — its ``prev`` is our head (in a parallel round: the round's base) and
   its slot a successor;
-* early — in a parallel round, a later slot of the round on the round's base: it fits once
-  the slots before it are filled;
+* early — in a parallel round, a later slot of the round on the round's base, or a message
+  of the next hand's opening built on its opening chain before this hand is over: it fits
+  once the slots before it are filled;
 * a duplicate — the same payload as the one already in that slot (a relay replay: ignored);
 * equivocation — another payload signed by the same seat for a filled slot (both kept);
 * a fork — a slot filled by another seat, or a ``prev`` that is a digest of our history
@@ -55,6 +64,7 @@ from tarot_p2p.protocol.errors import SeatViolation, UnattributedMessage
 
 GENESIS_TAG = b"tarot-p2p/transcript/v1/genesis\x00"
 LINK_TAG = b"tarot-p2p/transcript/v1/link\x00"
+OPENING_TAG = b"tarot-p2p/transcript/v1/opening\x00"
 FILE_MAGIC = b"TP2PTRN\x00"
 FILE_VERSION = 1
 HEADER_LEN = len(FILE_MAGIC) + 2 + TABLE_ID_LEN + DIGEST_LEN
@@ -69,6 +79,11 @@ def genesis_digest(table_id: bytes, binding: bytes) -> bytes:
 
 def link_digest(prev: bytes, payload: bytes) -> bytes:
     return hashlib.sha256(LINK_TAG + prev + hashlib.sha256(payload).digest()).digest()
+
+
+def opening_digest(after_first: bytes) -> bytes:
+    """``o_0`` of a hand, from the digest after the previous hand's first message."""
+    return hashlib.sha256(OPENING_TAG + after_first).digest()
 
 
 class Verdict(enum.Enum):
@@ -89,8 +104,9 @@ class TranscriptGap(UnattributedMessage):
 
 
 class EarlyInRound(TranscriptGap):
-    """A message of the parallel round we are in, for a slot after the next one: it fits
-    once the messages of the seats before it are in. Kept, never blamed while it waits."""
+    """A message of the parallel round we are in, for a slot after the next one, or of the
+    next hand's opening while this hand is not over: it fits once the messages before it
+    are in. Kept, never blamed while it waits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +137,17 @@ class Transcript:
         self._digests: list[bytes] = [self.genesis]
         self._known: dict[bytes, int] = {self.genesis: 0}
         self._slots: dict[tuple[int, int], int] = {}
+        self._openings: dict[int, list[bytes]] = {}
+        """Each hand's opening chain (hands 1, 2, ...), over all of its messages: only the
+        opening's use it, but a reader without the table's state cannot tell where the
+        opening stops."""
+        self._opening_known: dict[bytes, tuple[int, int]] = {}
         self.round: RoundSlots | None = None
         """The parallel round we are in (``None``: none), as the table state machine says;
         ``strict=False`` leaves it unused."""
+        self.opening: int | None = None
+        """The hand whose opening the next message belongs to (``None``: not an opening),
+        as the table state machine says; ``strict=False`` leaves it unused."""
         self.strict = True
         """Whether the ``prev`` of the next message must be exactly :attr:`expected_prev`.
         A reader without the table's state (a file's structure) only requires a digest of
@@ -137,8 +161,15 @@ class Transcript:
     @property
     def expected_prev(self) -> bytes:
         """What the next message must carry as ``prev``: the head, or in a parallel round
-        the round's base (the digest before its first message)."""
-        return self._digests[len(self._entries) if self.round is None else self.round.base]
+        the round's base (the digest before its first message); in an opening, the same
+        point of the hand's opening chain."""
+        count = len(self._entries) if self.round is None else self.round.base
+        if self.opening is None:
+            return self._digests[count]
+        chain = self._opening(self.opening)
+        if chain is None:
+            raise ValueError(f"hand {self.opening} cannot open here")
+        return chain[count - self._hand_start(self.opening)]
 
     @property
     def last_slot(self) -> tuple[int, int] | None:
@@ -151,8 +182,44 @@ class Transcript:
         return iter(self._entries)
 
     def position(self, digest: bytes) -> int | None:
-        """How many messages came before ``digest`` (``None``: not a digest of ours)."""
-        return self._known.get(digest)
+        """How many messages come before the one built on ``digest`` (``None``: not a
+        digest of ours); for a point of an opening chain, before the slot it is the
+        expected digest of."""
+        position = self._known.get(digest)
+        if position is not None:
+            return position
+        placed = self._opening_known.get(digest)
+        if placed is not None:
+            hand, index = placed
+            return self._hand_start(hand) + index
+        last = self.last_slot
+        if last is not None and digest == self._opening_start(last[0] + 1):
+            return len(self._entries)
+        return None
+
+    def _opening_start(self, hand: int) -> bytes | None:
+        """``o_0`` of ``hand`` (``None``: hand 0, or the hand before has no message)."""
+        first = self._slots.get((hand - 1, 0)) if hand >= 1 else None
+        return None if first is None else opening_digest(self._digests[first + 1])
+
+    def _opening(self, hand: int) -> list[bytes] | None:
+        """The opening chain of ``hand`` so far (``None``: it cannot have one here)."""
+        chain = self._openings.get(hand)
+        if chain is not None:
+            return chain
+        start = self._opening_start(hand)
+        return None if start is None else [start]
+
+    def _in_hand(self, digest: bytes, hand: int) -> bool:
+        """Whether ``digest`` is of ``hand``'s own history: the transcript's chain from the
+        hand's start on, or the hand's opening chain."""
+        position = self._known.get(digest)
+        if position is not None:
+            return position >= self._hand_start(hand)
+        placed = self._opening_known.get(digest)
+        if placed is not None:
+            return placed[0] == hand
+        return digest == self._opening_start(hand)
 
     def digest_after(self, count: int) -> bytes:
         """Digest after the first ``count`` messages (``digest_after(0)`` is the genesis)."""
@@ -178,17 +245,28 @@ class Transcript:
                 f"fork: slot {env.slot} already holds a message of seat {first.seat}",
                 (env.wire,),
             )
-        position = self._known.get(env.prev)
+        position = self.position(env.prev)
         if position is None:
             raise TranscriptGap(
                 f"message {env.slot} built on an unknown history", env.wire, env.prev
             )
-        round_ = self.round
-        base = len(self._entries) if round_ is None else round_.base
-        if position != base and (self.strict or position < self._hand_start(env.hand)):
+        last = self.last_slot
+        if (
+            self.strict
+            and last is not None
+            and env.hand == last[0] + 1 != self.opening
+            and env.prev == self._opening_start(env.hand)
+        ):
+            raise EarlyInRound(
+                f"message {env.slot} of the next hand's opening came early", env.wire, env.prev
+            )
+        if not (
+            env.prev == self.expected_prev if self.strict else self._in_hand(env.prev, env.hand)
+        ):
             raise SeatViolation(
                 env.seat, f"fork: message {env.slot} built on message {position}", (env.wire,)
             )
+        round_ = self.round
         if env.slot not in successors(self.last_slot):
             if round_ is not None and env.hand == round_.hand and env.seq in round_.seqs:
                 raise EarlyInRound(
@@ -209,6 +287,15 @@ class Transcript:
         if self.classify(env) is not Verdict.NEXT:
             raise ValueError(f"message {env.slot} is already in the transcript")
         head = link_digest(self.head, env.payload)
+        if env.hand >= 1:
+            chain = self._openings.get(env.hand)
+            if chain is None:
+                start = self._opening_start(env.hand)
+                assert start is not None  # every hand's first slot follows the last hand's
+                chain = self._openings[env.hand] = [start]
+                self._opening_known[start] = (env.hand, 0)
+            chain.append(link_digest(chain[-1], env.payload))
+            self._opening_known[chain[-1]] = (env.hand, len(chain) - 1)
         self._slots[env.slot] = len(self._entries)
         self._entries.append(env)
         self._digests.append(head)
@@ -310,8 +397,9 @@ def parse_file(data: bytes, roster: Roster | None = None) -> ParsedFile:
     """Rebuild and re-verify the chain from file bytes.
 
     Every record must decode as an envelope of this table and be the next message of the
-    chain (its ``prev`` a digest of the same hand's history, at most the running digest:
-    which one the table's replay checks, knowing the rounds; its slot a successor). With a
+    chain (its ``prev`` a digest of the same hand's history, on the transcript's chain or
+    the hand's opening chain, at most the running digest: which one the table's replay
+    checks, knowing the rounds and the opening; its slot a successor). With a
     ``roster`` every signature is verified too; without one, only the chain is checked.
     The transcript returned checks the next messages the same way until its owner sets
     :attr:`Transcript.strict`.

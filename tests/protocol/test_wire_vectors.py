@@ -80,16 +80,29 @@ def test_transcript_independently() -> None:
     head = hashlib.sha256(b"tarot-p2p/transcript/v1/genesis\x00" + table_id + binding).digest()
     assert head.hex() == vector["genesis"]
     file = b"TP2PTRN\x00\x00\x01" + table_id + binding
+    opening = b""
     for record in vector["records"]:  # type: ignore[attr-defined]
         wire = bytes.fromhex(record["wire"])
         payload, _ = msgpack.unpackb(wire)
-        assert msgpack.unpackb(payload)["d"] == head
-        head = hashlib.sha256(
-            b"tarot-p2p/transcript/v1/link\x00" + head + hashlib.sha256(payload).digest()
-        ).digest()
+        if (record["hand"], record["seq"]) == (0, 1):  # after the previous hand's first
+            opening = hashlib.sha256(b"tarot-p2p/transcript/v1/opening\x00" + head).digest()
+        # wire.md §4.2: hand 1's records stand for an opening, on the opening chain.
+        built_on = opening if record["hand"] == 1 else head
+        assert msgpack.unpackb(payload)["d"] == built_on
+        assert record["d"] == built_on.hex()
+        if record["hand"] == 1:
+            opening = link(opening, payload)
+        head = link(head, payload)
         assert head.hex() == record["digest_after"]
         file += len(wire).to_bytes(4, "big") + wire
     assert file.hex() == vector["file"]
+    assert len(vector["records"]) == 5  # type: ignore[arg-type]
+
+
+def link(prev: bytes, payload: bytes) -> bytes:
+    return hashlib.sha256(
+        b"tarot-p2p/transcript/v1/link\x00" + prev + hashlib.sha256(payload).digest()
+    ).digest()
 
 
 def test_join_code_independently() -> None:

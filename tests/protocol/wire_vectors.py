@@ -135,39 +135,73 @@ def envelope_vectors() -> dict[str, object]:
     }
 
 
-def transcript_vectors() -> dict[str, object]:
+CHAT = [
+    (0, (0, 0), "hello"),
+    (1, (0, 1), "hi"),
+    (2, (0, 2), "bonjour"),
+    (0, (1, 0), "go"),
+    (1, (1, 1), "allez"),
+]
+"""The records of wire_transcript.json; those of hand 1 stand for a hand's opening
+(``table.md`` §1.5), built on its opening chain."""
+
+
+def chat_transcript(count: int = len(CHAT)) -> tuple[Transcript, list[SignedEnvelope]]:
+    """The first ``count`` records of :data:`CHAT`, sealed and taken in."""
     transcript = Transcript(TABLE_ID, BINDING)
-    records = []
-    script = [(0, (0, 0), "hello"), (1, (0, 1), "hi"), (2, (0, 2), "bonjour"), (0, (1, 0), "go")]
-    for seat, (hand, seq), word in script:
-        label = f"seat {seat}"
+    envs = []
+    for seat, (hand, seq), word in CHAT[:count]:
+        transcript.opening = hand or None
         env = seal(
-            identity(label),
+            identity(f"seat {seat}"),
             table_id=TABLE_ID,
             hand=hand,
             seq=seq,
             seat=seat,
-            prev=transcript.head,
+            prev=transcript.expected_prev,
             kind="chat",
             body={"text": word},
         )
         transcript.append(env)
+        envs.append(env)
+    return transcript, envs
+
+
+def taken(envs: list[SignedEnvelope]) -> Transcript:
+    """A transcript holding ``envs``, records of :data:`CHAT`."""
+    transcript = Transcript(TABLE_ID, BINDING)
+    for env in envs:
+        transcript.opening = env.hand or None
+        transcript.append(env)
+    return transcript
+
+
+def transcript_vectors() -> dict[str, object]:
+    transcript, envs = chat_transcript()
+    records = []
+    heads = [transcript.digest_after(i + 1) for i in range(len(envs))]
+    for env, head in zip(envs, heads, strict=True):
         records.append(
             {
-                "identity_seed": seed(label).hex(),
-                "seat": seat,
-                "hand": hand,
-                "seq": seq,
+                "identity_seed": seed(f"seat {env.seat}").hex(),
+                "seat": env.seat,
+                "hand": env.hand,
+                "seq": env.seq,
+                "d": env.prev.hex(),
                 "wire": env.wire.hex(),
                 "payload_sha256": env.payload_digest.hex(),
-                "digest_after": transcript.head.hex(),
+                "digest_after": head.hex(),
             }
         )
     data = file_header(TABLE_ID, BINDING) + b"".join(file_record(e) for e in transcript)
     return {
         "description": "Transcript chain and file (protocol/wire.md, Transcript). digest_0 = "
         "SHA-256('tarot-p2p/transcript/v1/genesis' 0x00 || table_id || binding); digest_i = "
-        "SHA-256('tarot-p2p/transcript/v1/link' 0x00 || digest_{i-1} || SHA-256(payload_i)).",
+        "SHA-256('tarot-p2p/transcript/v1/link' 0x00 || digest_{i-1} || SHA-256(payload_i)). "
+        "The hand-1 records stand for a hand's opening: their d is the opening chain's, "
+        "open_0 = SHA-256('tarot-p2p/transcript/v1/opening' 0x00 || digest after record "
+        "(0, 0)), open_j = SHA-256('tarot-p2p/transcript/v1/link' 0x00 || open_{j-1} || "
+        "SHA-256(payload of (1, j - 1))); digest_after stays the transcript's chain.",
         "table_id": TABLE_ID.hex(),
         "binding": BINDING.hex(),
         "genesis": transcript.genesis.hex(),
@@ -177,17 +211,8 @@ def transcript_vectors() -> dict[str, object]:
 
 
 def sync_vectors() -> dict[str, object]:
-    """Sync requests against the four-record transcript of ``transcript_vectors``."""
-    transcript = Transcript(TABLE_ID, BINDING)
-    script = [(0, (0, 0), "hello"), (1, (0, 1), "hi"), (2, (0, 2), "bonjour"), (0, (1, 0), "go")]
-    envs = []
-    for seat, (hand, seq), word in script:
-        env = seal(
-            identity(f"seat {seat}"), table_id=TABLE_ID, hand=hand, seq=seq, seat=seat,
-            prev=transcript.head, kind="chat", body={"text": word},
-        )  # fmt: skip
-        transcript.append(env)
-        envs.append(env)
+    """Sync requests against the first four records of ``transcript_vectors``."""
+    transcript, envs = chat_transcript(4)
     cases = []
     for label, member, count, head in (
         ("behind by two", 1, 2, transcript.digest_after(2)),
@@ -195,9 +220,7 @@ def sync_vectors() -> dict[str, object]:
         ("split view: same length, another head", 1, 3, hashlib.sha256(b"other").digest()),
     ):
         key = identity(f"seat {member}")
-        partial = Transcript(TABLE_ID, BINDING)
-        for env in envs[:count]:
-            partial.append(env)
+        partial = taken(envs[:count])
         wire = sync_request(key, TABLE_ID, member, partial)
         if head != partial.head:  # the split-view case: re-sign with the other head
             payload = encode({"d": head, "k": "sync", "m": member, "n": count, "t": TABLE_ID})
@@ -216,14 +239,14 @@ def sync_vectors() -> dict[str, object]:
             }
         )
     return {
-        "description": "Sync requests (protocol/wire.md §7.2) against the transcript of "
-        "wire_transcript.json: payload = fixed-form map {d: head digest, k: 'sync', m: member, "
-        "n: records held, t: table id}; signature = Ed25519 over 'tarot-p2p/sync/v1' 0x00 || "
-        "payload; wire = [payload, signature]. 'answer' lists the records (1-based) a peer "
-        "holding all four sends back. 'roll_calls': a member taking its seat back from its "
-        "files asks where everyone stands: payload = fixed-form map {d, k: 'roll', m, n, r: "
-        "16-byte nonce, t}, signed and sent like a sync request; 'answer' is what member 0 "
-        "(holding all four records) sends back as for a sync request, 'here' its answer to "
+        "description": "Sync requests (protocol/wire.md §7.2) against the first four records of "
+        "wire_transcript.json: payload = fixed-form map {d: head digest, k: 'sync', m: "
+        "member, n: records held, t: table id}; signature = Ed25519 over 'tarot-p2p/sync/v1' "
+        "0x00 || payload; wire = [payload, signature]. 'answer' lists the records (1-based) a"
+        " peer holding all four sends back. 'roll_calls': a member taking its seat back from "
+        "its files asks where everyone stands: payload = fixed-form map {d, k: 'roll', m, n, "
+        "r: 16-byte nonce, t}, signed and sent like a sync request; 'answer' is what member 0"
+        " (holding all four records) sends back as for a sync request, 'here' its answer to "
         "the roll call: the same six keys with k: 'here', its own n and d, r echoed.",
         "table_id": TABLE_ID.hex(),
         "binding": BINDING.hex(),
@@ -264,9 +287,7 @@ def roll_call_cases(transcript: Transcript, envs: list[SignedEnvelope]) -> list[
     cases: list[object] = []
     for label, member, count in (("taken back two records behind", 1, 2), ("up to date", 2, 4)):
         key = identity(f"seat {member}")
-        partial = Transcript(TABLE_ID, BINDING)
-        for env in envs[:count]:
-            partial.append(env)
+        partial = taken(envs[:count])
         nonce = hashlib.sha256(f"tarot-p2p vector roll call {member}".encode()).digest()[:16]
         wire = roll_call(key, TABLE_ID, member, partial, nonce)
         request = read_sync_request(wire, TABLE_ID, roster)

@@ -13,14 +13,14 @@ every seat behind a :class:`~delay_proxy.DelayProxy`, and prints per deal:
   last peer seeing its cards of this hand (the wait between two deals; for hand 1, from
   the seat draw);
 * the difference between the delayed and the plain run;
-* the messages of a deal that wait for the one before them (``waits``: all but the
-  later messages of a parallel round, ``table.md`` §1.4), and the delay those waits add
-  where no computing overlaps it (each crosses proxy, hub and proxy after the one before).
-  The cards, bids and shuffles wait by nature: a player sees the card before him, a
-  shuffle takes the previous one's output. At four players this bench counts about 89
-  such waits a deal (72 cards, the bids, four shuffles, the écart, the rounds' first
-  messages): 4.45 s at 25 ms each way, of which computing hides a little (4.07 s
-  measured), so the goal of 1 s is out of reach of any ordering of these messages.
+* the messages of a deal that wait for the one before them (``waits``: those built on the
+  transcript's head; not the later messages of a parallel round, ``table.md`` §1.4, nor
+  the opening, keys, escrows and shuffles, made during the deal before, §1.6), and the
+  delay those waits add where no computing overlaps it (each crosses proxy, hub and proxy
+  after the one before). The cards and bids wait by nature: a player sees the card before
+  him. At four players this bench counts about 83 such waits a deal (72 cards, the bids,
+  the écart, the rounds' first messages): 4.15 s at 25 ms each way, so the goal of 1 s is
+  out of reach of any ordering of these messages.
 
 Goals (issue 20): cards at most 0.3 s after the previous score on loopback; at 25 ms each
 way at most 1 s more per deal than on loopback.

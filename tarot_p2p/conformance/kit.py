@@ -393,16 +393,16 @@ class _Table:
 
     def _after(self, env: SignedEnvelope) -> bool:
         """Whether the implementation's ``env`` was built on a history past the cheat's:
-        a message of a parallel round carries the round's base, and one made before the
-        cheat came is no sign of going on (``table.md`` §1.4)."""
+        a message of a parallel round carries the round's base, one of the next hand's
+        opening a history that stops at this hand's first message, and one made before the
+        cheat came is no sign of going on (``table.md`` §1.4, §1.6)."""
         seats = self.seats
         assert seats is not None and self.offence_prev is not None
         ref = seats.ref.transcript
-        built_on = ref.position(env.prev)
         limit = ref.position(self.offence_prev) or 0
         if self.offence_taken is not None:
             limit = next((i + 1 for i, e in enumerate(ref) if e.slot == self.offence_taken), limit)
-        return built_on is None or built_on > limit
+        return ref.includes(env.prev, limit) is not False
 
     async def _take(self, wire: bytes, *, apply: bool = True) -> None:
         """Handle ``wire``, heard from the implementation (see :meth:`_hear`)."""

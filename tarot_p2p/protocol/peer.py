@@ -74,6 +74,7 @@ from tarot_p2p.protocol.envelope import (
     seal,
 )
 from tarot_p2p.protocol.errors import LocalProtocolError, ProtocolError, SeatViolation
+from tarot_p2p.protocol.prepared import Preparation
 from tarot_p2p.protocol.table import (
     DEALT_SLOTS,
     ROUND_TYPE,
@@ -112,7 +113,7 @@ from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.sheet import ScoreSheet
 from tarot_p2p.rules.state import IllegalAction, State, from_hands
 
-SECRETS_VERSION = 3
+SECRETS_VERSION = 4
 
 
 class Superseded(LocalProtocolError):
@@ -161,6 +162,21 @@ class Dealt:
 PeerEvent = Event | Dealt
 
 
+MAX_WAITING = 4
+"""Our messages made ahead of their slot at once, at most: one of the round under way and
+three of the next hand's opening (key, escrow, shuffle)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Ahead:
+    """The secrets of our messages made ahead for hand ``hand`` (its key share and escrow
+    key, once our ``key`` of it is made)."""
+
+    hand: int
+    x: Scalar
+    e: Scalar
+
+
 @dataclass(frozen=True, slots=True)
 class _Secrets:
     """The blob of :meth:`Peer.export_secrets` (``table.md`` §7), decoded."""
@@ -172,7 +188,9 @@ class _Secrets:
     x: bytes
     e: bytes
     perm: tuple[int, ...]
-    pending: bytes = b""
+    pending: tuple[bytes, ...] = ()
+    next_x: bytes = b""
+    next_e: bytes = b""
 
 
 _SECRETS = Schema(
@@ -185,7 +203,9 @@ _SECRETS = Schema(
         "x": ("x", Bytes(0, 32)),
         "e": ("e", Bytes(0, 32)),
         "perm": ("p", ListOf(UInt(m.MAX_TAKER - 1), max_len=m.MAX_TAKER)),
-        "pending": ("w", Bytes(0, MAX_RECORD_LEN)),
+        "pending": ("w", ListOf(Bytes(1, MAX_RECORD_LEN), max_len=MAX_WAITING)),
+        "next_x": ("nx", Bytes(0, 32)),
+        "next_e": ("ne", Bytes(0, 32)),
     },
 )
 
@@ -241,9 +261,17 @@ class Peer:
         self._seq = 0
         self._hand_start = 0
         """How many messages came before the current hand's first one."""
-        self._pending: SignedEnvelope | None = None
-        """Our message of the current parallel round, made and sent on the round's base,
-        waiting for the slots before it to be filled (then accepted like any message)."""
+        self._waiting: dict[tuple[int, int], SignedEnvelope] = {}
+        """Our messages made ahead of their slot, by slot: of the parallel round under way
+        (on the round's base) and of the next hand's opening (``table.md`` §1.4, §1.6).
+        Each is accepted like any message once the slots before it are filled."""
+        self._ahead: _Ahead | None = None
+        """The secrets of our messages of the next hand's opening made so far."""
+        self._next: Preparation | None = None
+        """The next hand's opening as far as we followed it (:meth:`prepare`)."""
+        self._seen: dict[int, SignedEnvelope] = {}
+        """The opening of the hand under way as our preparation took it, by sequence
+        number: what our own messages of it were built on."""
         self.own_events: list[PeerEvent] = []
         """The events caused by the last message this seat sent (its own last ``score``
         ends a hand, its own last ``shares`` may open its cards...)."""
@@ -302,13 +330,15 @@ class Peer:
             return False
         if self.expected_sender() == self.seat:
             return True
-        return self._pending is None and self.hand.round_position(self.seat) is not None
+        hand = self.hand
+        ahead = hand.round_position(self.seat)
+        return ahead is not None and (hand.hand, self._seq + ahead) not in self._waiting
 
     @property
-    def pending(self) -> bytes | None:
-        """Our message of the round under way that the transcript has not taken yet (sent,
-        or to send again after a restart), or ``None``."""
-        return None if self._pending is None else self._pending.wire
+    def pending(self) -> tuple[bytes, ...]:
+        """Our messages that the transcript has not taken yet, in slot order: of the round
+        under way and of the next hand's opening (sent, or to send again after a restart)."""
+        return tuple(self._waiting[slot].wire for slot in sorted(self._waiting))
 
     def my_cards(self) -> CardSet:
         """This seat's unplayed cards (empty for an observer or before the deal)."""
@@ -448,11 +478,14 @@ class Peer:
                 return []
             return self._accept(env)
         except EarlyInRound:
-            if env.seat == self.seat and env.hand == self.hand.hand and self._pending is None:
-                # Our own message of this round, made before we stopped and handed back
-                # by the others (table.md §7): ours to wait for, never to make anew.
-                self._pending = env
+            if env.seat == self.seat and env.hand - self.hand.hand in (0, 1):
+                # Our own message made ahead, before we stopped, and handed back by the
+                # others (table.md §7): ours to wait for, never to make anew.
+                self._waiting.setdefault(env.slot, env)
                 return []
+            prep = self._preparation()
+            if prep is not None:
+                prep.keep(env)
             raise
         except SeatViolation as exc:
             position = self._overtaken(env)
@@ -551,6 +584,13 @@ class Peer:
             raise SeatViolation(
                 env.seat, f"slot {env.slot} is not ({hand.hand}, {self._seq})", (env.wire,)
             )
+        seen = self._seen.get(env.seq)
+        if seen is not None and seen.seat == env.seat and seen.payload != env.payload:
+            # Our own messages of this opening rest on the one we took ahead: the sender
+            # signed two versions of its slot (table.md §1.6).
+            raise SeatViolation(
+                env.seat, f"equivocation: two messages for slot {env.slot}", (seen.wire, env.wire)
+            )
         try:
             message = m.load_body(env.kind, env.body)
             if isinstance(message, m.Abandon):
@@ -561,8 +601,7 @@ class Peer:
         except Violation as v:
             raise self._blame(env, v) from None
         self.transcript.append(env)
-        if self._pending is not None and self._pending.slot == env.slot:
-            self._pending = None  # our own message, handed back to us by the others
+        self._waiting.pop(env.slot, None)  # ours, if handed back to us by the others
         if self.hand is not hand:
             self._hand_start = len(self.transcript)
         seqs = self.hand.round_seqs
@@ -596,23 +635,33 @@ class Peer:
             events.extend(self._learn(hand, events))
         if self.hand is hand:
             self._seq += 1
-            pending = self._pending
-            if pending is not None and pending.slot == (hand.hand, self._seq):
-                self._pending = None
-                try:
-                    events.extend(self._accept(pending))
-                except CheatExposed:
-                    raise  # our message is the proof: the caller passes it on
-                except SeatViolation as exc:
-                    raise LocalProtocolError(f"own message refused: {exc}") from exc
-            return events
-        self._pending = None  # (always taken by now: a round ends with its last slot)
+            return events + self._take_own()
         self._seq = 0
         if hand.hand == 0:
             self._take_seats()
+        ahead, prep = self._ahead, self._next
+        self._next, self._seen = None, {}
         if self.seat is not None:
             self._reset_secrets()
-        return events
+            if ahead is not None and ahead.hand <= self.hand.hand:
+                self._ahead = None  # (one of a later hand stays: resume() gave it early)
+                if ahead.hand == self.hand.hand:
+                    self._x, self._e = ahead.x, ahead.e  # made ahead (table.md §1.6)
+            if prep is not None and prep.hand == self.hand.hand:
+                self._seen = prep.taken
+        return events + self._take_own()
+
+    def _take_own(self) -> list[PeerEvent]:
+        """Accept our own message made ahead for the next slot, if we hold one."""
+        own = self._waiting.pop((self.hand.hand, self._seq), None)
+        if own is None:
+            return []
+        try:
+            return self._accept(own)
+        except CheatExposed:
+            raise  # our message is the proof: the caller passes it on
+        except SeatViolation as exc:
+            raise LocalProtocolError(f"own message refused: {exc}") from exc
 
     def _take_seats(self) -> None:
         """Hand 0 is over: from now on senders are seats."""
@@ -690,6 +739,7 @@ class Peer:
         It opens this seat's cards to whoever holds it: keep it as secret as the cards."""
         if self.member is None:
             raise LocalProtocolError("an observer has no secrets")
+        ahead = self._ahead
         return encode(
             {
                 "v": SECRETS_VERSION,
@@ -699,7 +749,9 @@ class Peer:
                 "x": b"" if self._x is None else scalar_to_bytes(self._x),
                 "e": b"" if self._e is None else scalar_to_bytes(self._e),
                 "p": list(self._ecart_perm),
-                "w": self.pending or b"",
+                "w": list(self.pending),
+                "nx": b"" if ahead is None else scalar_to_bytes(ahead.x),
+                "ne": b"" if ahead is None else scalar_to_bytes(ahead.e),
             }
         )
 
@@ -743,13 +795,21 @@ class Peer:
             raise ValueError(f"member {saved.member} is not in the roster")
         peer = cls(config, table_id, roster, names, seat=saved.member, identity=identity, rng=rng)
         peer._saved = saved
+        if saved.next_x or saved.next_e:
+            try:
+                x = scalar_from_bytes(saved.next_x, nonzero=True)
+                e = scalar_from_bytes(saved.next_e, nonzero=True)
+            except (CryptoError, ValueError):
+                raise ValueError("the saved secrets of the next hand are invalid") from None
+            peer._ahead = _Ahead(saved.hand + 1, x, e)
         peer._replaying = True
         for wire in frames.records:
             peer.receive(wire)
         peer._replaying = False
         hand = peer.hand
-        if saved.pending and saved.hand == hand.hand:
-            peer._take_pending(saved.pending)
+        for wire in saved.pending:
+            peer._take_pending(wire)
+        peer.own_events = peer._take_own()
         if saved.hand < hand.hand or (saved.hand == hand.hand and not (saved.x or saved.perm)):
             peer._saved = None
         # Secrets this file does not use yet stay pending: the file may be older than what
@@ -761,19 +821,17 @@ class Peer:
         return peer
 
     def _take_pending(self, wire: bytes) -> None:
-        """Our saved message of the round under way (sent or not before we stopped): kept
-        to send again as it was, never made anew (a second version of it would be an
+        """One of our saved messages made ahead (sent or not before we stopped): kept to
+        send again as it was, never made anew (a second version of it would be an
         equivocation). Dropped when the transcript already holds its slot."""
         try:
             env = open_envelope(wire, table_id=self.table_id, roster=self._roster_for(wire))
         except ProtocolError:
-            raise ValueError("the saved message of the round under way does not verify") from None
-        if env.seat != self.seat or env.hand != self.hand.hand or env.seq < self._seq:
+            raise ValueError("a saved message made ahead does not verify") from None
+        hand = self.hand.hand
+        if env.seat != self.seat or (env.hand, env.seq) < (hand, self._seq) or env.hand > hand + 1:
             return
-        self._pending = env
-        if env.seq == self._seq:
-            self._pending = None
-            self.own_events = self._accept(env)
+        self._waiting.setdefault(env.slot, env)
 
     @property
     def secret_lost(self) -> SecretLost | None:
@@ -786,7 +844,11 @@ class Peer:
         """Our own ``kind`` message was just accepted without the secret it was made with
         (its key share or its écart's permutation), which the hand needs again."""
         if kind == "key":
-            return self._x is None
+            seat = self.seat
+            assert seat is not None
+            return self._x is None or not points_equal(
+                base_mul(self._x), self.hand.key_shares[seat]
+            )
         return kind == "ecart" and not self._ecart_perm
 
     @property
@@ -840,25 +902,17 @@ class Peer:
         if phase is Phase.SETUP:
             message = self.table.setup
         elif phase is Phase.KEYS:
-            self._x, share = make_key_share(key_context(self.table_id, hand.hand, seat), self._rng)
-            self._e, escrow_key = make_escrow_key(self._rng)
-            message = m.Key(
-                point_to_bytes(share.y), share.proof.to_bytes(), point_to_bytes(escrow_key)
-            )
+            self._x, self._e, message = self._key(hand)
         elif phase is Phase.ESCROW:
             assert self._x is not None
-            ctx = escrow_context(self.table_id, hand.hand, seat)
-            escrow = make_escrow(self._x, ctx, hand.escrow_keys, self._rng)
-            message = m.Escrow(escrow.to_bytes())
-        elif (complaint := self._complaint()) is not None:
+            message = self._escrow(hand, self._x)
+        elif (complaint := self._complaint(hand, self._e)) is not None:
             message = complaint
         elif phase is Phase.RELEASE:
-            message = m.Release(scalar_to_bytes(self._piece(hand.abandoned)))
+            assert self._e is not None
+            message = m.Release(scalar_to_bytes(self._piece(hand, self._e, hand.abandoned)))
         elif phase is Phase.SHUFFLE:
-            assert hand.joint_key is not None
-            ctx = hand.context("shuffle", seat)
-            out, proof = shuffle_and_prove(hand.joint_key, hand.shuffle_input(), ctx, self._rng)
-            message = m.Shuffle(_cts(out), proof.to_bytes())
+            message = self._shuffle(hand)
         elif phase is Phase.SCORE:
             assert hand.scores is not None
             message = m.Score(hand.scores)
@@ -869,26 +923,111 @@ class Peer:
             return None
         return self._send(message)
 
-    def _piece(self, owner: int | None) -> Scalar:
-        """Our piece of ``owner``'s escrowed key, unsealed with our escrow key."""
-        hand = self.hand
-        assert owner is not None and self._e is not None and self.seat is not None
-        ctx = escrow_context(self.table_id, hand.hand, owner)
-        return open_piece(self._e, self.seat, hand.escrows[owner], ctx)
+    def _key(self, hand: HandMachine) -> tuple[Scalar, Scalar, m.Key]:
+        """Our key share and escrow key of ``hand``, and the ``key`` message showing them."""
+        assert self.seat is not None and self._rng is not None
+        x, share = make_key_share(key_context(self.table_id, hand.hand, self.seat), self._rng)
+        e, escrow_key = make_escrow_key(self._rng)
+        y, proof = point_to_bytes(share.y), share.proof.to_bytes()
+        return x, e, m.Key(y, proof, point_to_bytes(escrow_key))
 
-    def _complaint(self) -> m.Complaint | None:
+    def _escrow(self, hand: HandMachine, x: Scalar) -> m.Escrow:
+        assert self.seat is not None and self._rng is not None
+        ctx = escrow_context(self.table_id, hand.hand, self.seat)
+        return m.Escrow(make_escrow(x, ctx, hand.escrow_keys, self._rng).to_bytes())
+
+    def _shuffle(self, hand: HandMachine) -> m.Shuffle:
+        assert self.seat is not None and self._rng is not None and hand.joint_key is not None
+        ctx = hand.context("shuffle", self.seat)
+        out, proof = shuffle_and_prove(hand.joint_key, hand.shuffle_input(), ctx, self._rng)
+        return m.Shuffle(_cts(out), proof.to_bytes())
+
+    def _piece(self, hand: HandMachine, e: Scalar, owner: int | None) -> Scalar:
+        """Our piece of ``owner``'s escrowed key, unsealed with our escrow key ``e``."""
+        assert owner is not None and self.seat is not None
+        ctx = escrow_context(self.table_id, hand.hand, owner)
+        return open_piece(e, self.seat, hand.escrows[owner], ctx)
+
+    def _complaint(self, hand: HandMachine, e: Scalar | None) -> m.Complaint | None:
         """Before accepting the escrow pieces sealed to us (our shuffle), each is checked;
         the first wrong one is complained of with our escrow key (``crypto.md`` §10.5)."""
-        hand = self.hand
-        if self.seat is None or not hand.may_complain(self.seat) or self._e is None:
+        if self.seat is None or not hand.may_complain(self.seat) or e is None:
             return None
         for owner in sorted(hand.escrows):
             if owner == self.seat:
                 continue
             try:
-                self._piece(owner)
+                self._piece(hand, e, owner)
             except ProofError:
-                return m.Complaint(owner, scalar_to_bytes(self._e))
+                return m.Complaint(owner, scalar_to_bytes(e))
+        return None
+
+    # ------------------------------------------------------------------ ahead
+
+    def _preparation(self) -> Preparation | None:
+        """Our copy of the next hand's opening, begun as soon as it may be (hand 1 on,
+        when a hand may follow this one); ``None`` when it may not."""
+        if self._next is None and self.seat is not None and self.hand.hand >= 1:
+            start = self.transcript.opening_start(self.hand.hand + 1)
+            if start is not None and self.table.may_go_on:
+                self._next = Preparation(self.table.following_hand(), start)
+        return self._next
+
+    def prepare(self) -> list[bytes]:
+        """Our messages of the next hand's opening that can be made now (``table.md``
+        §1.6), in slot order: save the secrets (:meth:`export_secrets`) before sending
+        them. Like every message made ahead they wait for their slots (:attr:`pending`).
+
+        Nothing before this hand's cards are dealt: its own opening and deal go first, the
+        next hand's is made while the players think. Nothing either after the last deal of
+        the game, or once this hand has lost one of our secrets. Keys, escrows and
+        shuffles only: when one of the escrow pieces sealed to us does not open, our
+        complaint waits for the hand (its own course makes it)."""
+        if self._identity is None or self.hand.engine is None or self._lost is not None:
+            return []
+        prep = self._preparation()
+        if prep is None:
+            return []
+        seat = self.seat
+        assert seat is not None
+        own = {seq: env for (hand, seq), env in self._waiting.items() if hand == prep.hand}
+        made: list[bytes] = []
+        while True:
+            if prep.take_next(own):
+                continue
+            seq = prep.our_slot(seat, own)
+            if seq is None:
+                return made
+            message = self._made_ahead(prep.machine)
+            if message is None:
+                prep.stopped = True
+                return made
+            env = seal(
+                self._identity,
+                table_id=self.table_id,
+                hand=prep.hand,
+                seq=seq,
+                seat=seat,
+                prev=prep.base,
+                kind=m.type_of(message),
+                body=m.dump_body(message),
+            )
+            self._waiting[env.slot] = own[seq] = env
+            made.append(env.wire)
+
+    def _made_ahead(self, hand: HandMachine) -> m.Message | None:
+        """Our message of ``hand``'s opening due now, made ahead (``None``: not ahead)."""
+        if hand.phase is Phase.KEYS:
+            x, e, key = self._key(hand)
+            self._ahead = _Ahead(hand.hand, x, e)
+            return key
+        ahead = self._ahead
+        if ahead is None or ahead.hand != hand.hand:
+            return None  # our key of it was made before we stopped, its secret is lost
+        if hand.phase is Phase.ESCROW:
+            return self._escrow(hand, ahead.x)
+        if hand.phase is Phase.SHUFFLE and self._complaint(hand, ahead.e) is None:
+            return self._shuffle(hand)
         return None
 
     def act(self, action: a.Action) -> bytes:
@@ -1013,7 +1152,7 @@ class Peer:
             body=m.dump_body(message),
         )
         if ahead:
-            self._pending = env
+            self._waiting[env.slot] = env
             self.own_events = []
             return env.wire
         try:

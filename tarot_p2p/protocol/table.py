@@ -1116,6 +1116,24 @@ class TableMachine:
     def expected_sender(self) -> int | None:
         return None if self.finished else self.hand.expected_sender()
 
+    @property
+    def may_go_on(self) -> bool:
+        """Whether a hand may follow the one under way (hand 1 on): not after the last of
+        a game of so many deals. A game played to a score may end with any hand."""
+        sheet = self.sheet
+        if sheet is None or sheet.is_over:
+            return False
+        planned = sheet.deals_to_play
+        return planned is None or len(sheet.lines) + 1 < planned
+
+    def following_hand(self) -> HandMachine:
+        """A machine of the hand after the one under way, as it will open whatever this
+        one's outcome (§4.3: the deal passes on after a void deal too)."""
+        sheet = self.sheet
+        assert sheet is not None
+        dealer = (sheet.dealer + 1) % self.config.players
+        return HandMachine(self.config, self.table_id, self.hand.hand + 1, dealer)
+
     def apply(self, seat: int, message: m.Message) -> list[Event]:
         events = self.hand.apply(seat, message)
         if self.hand.phase is Phase.DONE:

@@ -193,12 +193,32 @@ class Transcript:
             hand, index = placed
             return self._hand_start(hand) + index
         last = self.last_slot
-        if last is not None and digest == self._opening_start(last[0] + 1):
+        if last is not None and digest == self.opening_start(last[0] + 1):
             return len(self._entries)
         return None
 
-    def _opening_start(self, hand: int) -> bytes | None:
-        """``o_0`` of ``hand`` (``None``: hand 0, or the hand before has no message)."""
+    def includes(self, digest: bytes, index: int) -> bool | None:
+        """Whether the history ``digest`` stands for holds our message number ``index``
+        (from 0; ``None``: not a digest of ours). An opening chain's point holds the
+        messages up to the previous hand's first one, then its own hand's before it: a
+        message of the next hand's opening says nothing of how this hand went on."""
+        position = self._known.get(digest)
+        if position is not None:
+            return index < position
+        last = self.last_slot
+        if last is not None and digest == self.opening_start(last[0] + 1):
+            placed: tuple[int, int] | None = (last[0] + 1, 0)
+        else:
+            placed = self._opening_known.get(digest)
+        if placed is None:
+            return None
+        hand, count = placed
+        first = self._slots[(hand - 1, 0)]
+        start = self._hand_start(hand)
+        return index <= first or start <= index < start + count
+
+    def opening_start(self, hand: int) -> bytes | None:
+        """``open_0`` of ``hand`` (``None``: hand 0, or the hand before has no message)."""
         first = self._slots.get((hand - 1, 0)) if hand >= 1 else None
         return None if first is None else opening_digest(self._digests[first + 1])
 
@@ -207,7 +227,7 @@ class Transcript:
         chain = self._openings.get(hand)
         if chain is not None:
             return chain
-        start = self._opening_start(hand)
+        start = self.opening_start(hand)
         return None if start is None else [start]
 
     def _in_hand(self, digest: bytes, hand: int) -> bool:
@@ -219,7 +239,7 @@ class Transcript:
         placed = self._opening_known.get(digest)
         if placed is not None:
             return placed[0] == hand
-        return digest == self._opening_start(hand)
+        return digest == self.opening_start(hand)
 
     def digest_after(self, count: int) -> bytes:
         """Digest after the first ``count`` messages (``digest_after(0)`` is the genesis)."""
@@ -246,19 +266,21 @@ class Transcript:
                 (env.wire,),
             )
         position = self.position(env.prev)
-        if position is None:
-            raise TranscriptGap(
-                f"message {env.slot} built on an unknown history", env.wire, env.prev
-            )
         last = self.last_slot
         if (
             self.strict
             and last is not None
             and env.hand == last[0] + 1 != self.opening
-            and env.prev == self._opening_start(env.hand)
+            and (position is None or env.prev == self.opening_start(env.hand))
         ):
+            # The next hand's opening, made while ours is played (table.md §1.6): its own
+            # messages build on one another, which we cannot check before ours is over.
             raise EarlyInRound(
-                f"message {env.slot} of the next hand's opening came early", env.wire, env.prev
+                f"message {env.slot} of the next hand came early", env.wire, env.prev
+            )
+        if position is None:
+            raise TranscriptGap(
+                f"message {env.slot} built on an unknown history", env.wire, env.prev
             )
         if not (
             env.prev == self.expected_prev if self.strict else self._in_hand(env.prev, env.hand)
@@ -290,7 +312,7 @@ class Transcript:
         if env.hand >= 1:
             chain = self._openings.get(env.hand)
             if chain is None:
-                start = self._opening_start(env.hand)
+                start = self.opening_start(env.hand)
                 assert start is not None  # every hand's first slot follows the last hand's
                 chain = self._openings[env.hand] = [start]
                 self._opening_known[start] = (env.hand, 0)

@@ -361,6 +361,9 @@ class TableRunner:
         """The sheet changed and is not saved yet: we spoke first (see :meth:`_after`)."""
         self._secrets = b""
         self._early = EarlyMessages()
+        self._unread: list[bytes] = []
+        """Messages read while we decided and not handled when our decision was taken:
+        read again first."""
         self._answered: dict[int, float] = {}
         self._budget = AnswerBudget()
         """What we may resend each member (``wire.md`` §7.2)."""
@@ -414,8 +417,8 @@ class TableRunner:
         abort: AbortRecord | None = None
         try:
             await self._persist()
-            if (pending := self.peer.pending) is not None:
-                await self._send(pending)  # our message of the round under way, as it was
+            for pending in self.peer.pending:
+                await self._send(pending)  # our messages made ahead, as they were
             # A peer taken back from its files may lack what the others said meanwhile.
             self._ask_at = trio.current_time()
             try:
@@ -467,6 +470,18 @@ class TableRunner:
             await self._save_secrets()
         await self._send(wire)
         await self._after(peer.own_events)
+        await self._take_early()
+        await self._prepare()
+
+    async def _prepare(self) -> None:
+        """Make and send what we can of the next hand's opening (``table.md`` §1.6): the
+        secrets first, as for any message of ours."""
+        peer = self.peer
+        made = await self._run(peer.prepare)
+        if made:
+            await self._save_secrets()
+            for wire in made:
+                await self._send(wire)
 
     async def _decide(self) -> bytes | None:
         """Our decision, while we go on listening to the table.
@@ -551,10 +566,14 @@ class TableRunner:
             with trio.move_on_at(min(next_notice, nudge, self._ask_at)):
                 wire = await self._receive()
             if wire is not None:
+                # Kept until it is handled: our decision may go first and end this wait
+                # (even while we wait for the lock), and it is read again after it. It may
+                # be of the next hand's opening, which no sync request would fetch again.
+                self._unread.append(wire)
                 async with lock:
                     if moved():
-                        return  # our decision went first; a sync request fetches it again
-                    await self._handle(wire)
+                        return
+                    await self._handle(self._unread.pop(0))
                 continue
             now = trio.current_time()
             if now >= min(nudge, self._ask_at):
@@ -720,6 +739,9 @@ class TableRunner:
                 log.info("stopped waiting for the others after the game: %s", stop)
 
     async def _receive(self) -> bytes:
+        if self._unread:
+            await trio.lowlevel.checkpoint()
+            return self._unread.pop(0)
         while True:
             try:
                 wire = await self.link.receive()
@@ -758,6 +780,8 @@ class TableRunner:
             self._early.keep(gap.prev, wire)
             if not isinstance(gap, EarlyInRound):  # (that one is the parallel rounds' norm)
                 self._ask_at = min(self._ask_at, trio.current_time())
+            else:
+                await self._prepare()  # the next hand's opening may go on with it
             return
         except UnattributedMessage as exc:
             self.stats.ignored += 1
@@ -790,11 +814,18 @@ class TableRunner:
         await self._after(events)
         if overtaken:
             await self._notice("overtaken", self.peer.seat, 0.0)
+        await self._take_early()
+        await self._prepare()
+
+    async def _take_early(self) -> None:
+        """Take every kept message that fits now (``wire.md`` §7.3), unless it is our turn:
+        ours goes first, and this is tried again once it is in."""
+        peer = self.peer
         transcript = peer.transcript
         bases = dict.fromkeys((transcript.head, transcript.expected_prev))
         for base in bases:
             for kept in self._early.ready(base):
-                if peer.my_turn() or peer.expected_sender() is None:
+                if peer is not self.peer or peer.my_turn() or peer.expected_sender() is None:
                     self._early.keep(base, kept)
                     continue
                 await self._handle(kept)

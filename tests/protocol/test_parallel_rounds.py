@@ -121,7 +121,7 @@ def test_a_message_for_a_later_slot_of_the_round_waits_and_is_blamed_on_nobody()
     table = make_table(one_deal(4), seed=b"early")
     _at_round(table, Phase.DEAL)
     last = table.peer_at(3).next_message()
-    assert last is not None and table.peer_at(3).pending == last
+    assert last is not None and table.peer_at(3).pending == (last,)
     with pytest.raises(EarlyInRound):
         table.observer.receive(last)
     for _ in range(3):  # seats 0, 1, 2
@@ -146,7 +146,7 @@ def test_silent_in_a_round_of_shares_the_round_ends_before_its_key_is_released()
     others = [p for p in table.peers if p is not silent]
     for peer in (*others, table.observer):
         for wire in later:
-            if wire is not None and peer.pending != wire:
+            if wire is not None and peer.pending != (wire,):
                 with pytest.raises(TranscriptGap):
                     peer.receive(wire)
     abandon = claim_and_abandon(table, 0)
@@ -206,7 +206,7 @@ def test_a_resumed_seat_sends_its_round_message_again_byte_for_byte() -> None:
     _at_round(table, Phase.KEYS)
     peer = table.peer_at(2)
     made = peer.next_message()
-    assert made is not None and peer.pending == made
+    assert made is not None and peer.pending == (made,)
     secrets = peer.export_secrets()
     data = file_header(peer.table_id, peer.binding) + b"".join(
         file_record(e) for e in peer.transcript
@@ -214,11 +214,11 @@ def test_a_resumed_seat_sends_its_round_message_again_byte_for_byte() -> None:
     member = peer.member
     assert member is not None
     back = Peer.resume(data, secrets, identity=table.keys[member], rng=table.rngs[member])
-    assert back.pending == made and not back.my_turn()
+    assert back.pending == (made,) and not back.my_turn()
     table.peers[member] = back
     for _ in range(2):  # seats 0 and 1: seat 2's key is then taken from what it saved
         step(table, BOT)
-    assert back.pending is None
+    assert back.pending == ()
     assert [e.wire for e in back.transcript if e.kind == "key" and e.hand == 1][2] == made
 
 
@@ -251,9 +251,9 @@ def test_a_seat_put_back_from_a_backup_adopts_its_round_message_handed_back() ->
     made = peer.next_message()
     assert made is not None
     back = Peer.resume(data, older, identity=table.keys[member], rng=table.rngs[member])
-    assert back.my_turn() and back.pending is None  # it would make a new key...
+    assert back.my_turn() and back.pending == ()  # it would make a new key...
     assert back.receive(made) == []  # ...but its own key comes back first
-    assert back.pending == made and not back.my_turn()
+    assert back.pending == (made,) and not back.my_turn()
     table.peers[member] = back
     for _ in range(2):  # seats 0 and 1: then the adopted key fills seat 2's slot
         step(table, BOT)
@@ -307,10 +307,10 @@ def test_saved_round_message_that_does_not_verify_is_refused_in_words() -> None:
     peer = table.peer_at(2)
     assert peer.next_message() is not None
     blob = decode(peer.export_secrets())
-    assert isinstance(blob, dict) and isinstance(blob["w"], bytes)
-    broken = bytearray(blob["w"])
+    assert isinstance(blob, dict) and isinstance(blob["w"], list) and len(blob["w"]) == 1
+    broken = bytearray(blob["w"][0])
     broken[-1] ^= 1  # the signature no longer verifies
-    blob["w"] = bytes(broken)
+    blob["w"] = [bytes(broken)]
     data = file_header(peer.table_id, peer.binding) + b"".join(
         file_record(e) for e in peer.transcript
     )

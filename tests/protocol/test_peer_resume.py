@@ -127,10 +127,10 @@ def test_secrets_blob_is_small_and_versioned() -> None:
     assert h.engine is not None and h.engine.taker is not None
     blob = table.peer_at(h.engine.taker).export_secrets()
     fields = decode(blob)
-    assert isinstance(fields, dict) and sorted(fields) == ["e", "h", "m", "p", "t", "v", "w", "x"]
-    assert (
-        fields["v"] == 3 and fields["w"] == b"" and fields["h"] == 1 and fields["t"] == h.table_id
-    )
+    assert isinstance(fields, dict)
+    assert sorted(fields) == ["e", "h", "m", "ne", "nx", "p", "t", "v", "w", "x"]
+    assert fields["v"] == 4 and fields["w"] == [] and fields["nx"] == fields["ne"] == b""
+    assert fields["h"] == 1 and fields["t"] == h.table_id
     assert isinstance(fields["x"], bytes) and len(fields["x"]) == 32
     assert isinstance(fields["e"], bytes) and len(fields["e"]) == 32
     assert sorted(fields["p"]) == list(range(24))  # type: ignore[arg-type]

@@ -67,11 +67,13 @@ def test_a_command_alone_parses_as_with_every_command(command: str) -> None:
 
 def test_host_does_not_import_the_other_commands() -> None:
     """Nor zeroconf (about 0.1 s) nor spake2, imported once the table is announced on the
-    network or a short code is used."""
+    network or a short code is used, nor the offline audit (only the history's mending
+    and rebuilding run it)."""
     probe = (
         "import sys; from tarot_p2p.cli.main import build_parser; build_parser('host'); "
         "print(sorted(m for m in ('tarot_p2p.cli.audit_stats', 'tarot_p2p.conformance.kit', "
-        "'tarot_p2p.cli.score', 'zeroconf', 'spake2') if m in sys.modules))"
+        "'tarot_p2p.cli.score', 'zeroconf', 'spake2', 'tarot_p2p.protocol.audit_report') "
+        "if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -422,8 +422,20 @@ async def _host(
         if peer is not None or not free_seats:  # no short code to read out: the long one now
             shown.show_long()
         config_hex = (peer.config if peer is not None else config).canonical_bytes().hex()
-        profile.save_ticket(files, replace(saved, config=config_hex))
-        remember_page(policy, files.directory)
+        ticket_saved = trio.Event()
+
+        async def keep_table() -> None:
+            # In a worker thread, beside the lobby: each file is written durably (fsyncs,
+            # tens of milliseconds on a busy disk), which would otherwise hold up the
+            # event loop that seats the bots and serves the page. The game waits for it.
+            def save() -> None:
+                profile.save_ticket(files, replace(saved, config=config_hex))
+                remember_page(policy, files.directory)
+
+            await trio.to_thread.run_sync(save)
+            ticket_saved.set()
+
+        nursery.start_soon(keep_table)
         if peer is None:
             print(f"{waiting_for(config.players - 1)}...", flush=True)
             if isinstance(policy, BrowserPolicy):
@@ -450,6 +462,7 @@ async def _host(
         else:
             print("taking back your unfinished table...", flush=True)
         print(describe_table(peer), flush=True)
+        await ticket_saved.wait()  # the table can be taken back before our first message
         try:
             outcome = await play_seat(
                 peer,
@@ -509,5 +522,7 @@ def run(args: argparse.Namespace) -> int:
         )
     policy = BotPolicy(args.seed, args.level, args.think) if args.bot else human_policy(args)
     table = resume.files.directory if resume is not None else None
-    main = with_page(policy, functools.partial(warming_up, _host), args, profile, table)
+    # The tables' warm-up starts first, before the page is served: the first shuffle (the
+    # seat draw's) comes a few tenths of a second later and is slower without them.
+    main = functools.partial(warming_up, with_page(policy, _host, args, profile, table))
     return run_seat(main, args, config, name, policy, timeouts, relay, profile, resume)

@@ -443,8 +443,8 @@ def run_joiner(
         table = table_folder(profile, profile.identity(), target)
     except (JoinCodeError, LobbyError, ValueError, ProfileError) as exc:
         return tell(exc)
-    main = with_page(
-        policy, functools.partial(warming_up, _join), args, profile, table, when_admitted=True
+    main = functools.partial(
+        warming_up, with_page(policy, _join, args, profile, table, when_admitted=True)
     )
     return run_seat(main, target, name, policy, profile, timeouts, pinned, show, relay, found)
 

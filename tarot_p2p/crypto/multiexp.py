@@ -78,13 +78,22 @@ class FixedBase:
     ) -> FixedBase:
         """A table read back from :meth:`to_bytes`, trusted only after ``checks``: for each
         (window ``t``, digit ``d``) the entry must be ``d·2^(8t)·P`` (``GroupError``
-        otherwise, and for a table of the wrong size)."""
-        if len(data) != cls.SIZE:
+        otherwise, and for a table of the wrong size).
+
+        Immutable ``bytes`` (or a view of them: a cache file read whole) are used where
+        they lie, kept alive by the table: copying 79 tables of 512 KiB took tens of
+        milliseconds of the start of a game. Any other buffer is copied, since its owner
+        could change it after the checks."""
+        view = memoryview(data)
+        if view.nbytes != cls.SIZE:
             raise GroupError("a table has the wrong size")
         table = cls.__new__(cls)
         table.point = point
-        table._entries = ffi.new("secp256k1_pubkey[]", 32 * 256)
-        ffi.memmove(table._entries, data, cls.SIZE)
+        if isinstance(view.obj, bytes):
+            table._entries = ffi.from_buffer("secp256k1_pubkey[]", view)
+        else:
+            table._entries = ffi.new("secp256k1_pubkey[]", 32 * 256)
+            ffi.memmove(table._entries, view, cls.SIZE)
         for t, d in checks:
             if not (0 <= t < 32 and 1 <= d < 256):
                 raise ValueError("a check names window 0..31 and digit 1..255")
@@ -93,7 +102,7 @@ class FixedBase:
             lib.secp256k1_ec_pubkey_serialize(
                 _CTX, got, size, table._entries + 256 * t + d, _COMPRESSED
             )
-            want = mul(point, (d << (8 * t)) % ORDER)
+            want = point if (t, d) == (0, 1) else mul(point, (d << (8 * t)) % ORDER)
             if bytes(ffi.buffer(got, 33)) != point_to_bytes(want):
                 raise GroupError(f"table entry ({t}, {d}) is wrong")
         return table

@@ -98,8 +98,19 @@ def verify_shares(
         raise ProofError("share proof scalars out of range")
     statement = _statement(y_i, cts, shares)
     memo = verified.key(SHARE_LABEL, ctx, *statement, proof.to_bytes())
-    if verified.known(memo):
-        return
+    verified.once(memo, lambda: _check_shares(y_i, cts, shares, proof, ctx, statement))
+
+
+def _check_shares(
+    y_i: Point,
+    cts: Sequence[Ciphertext],
+    shares: Sequence[Point],
+    proof: CompactProof,
+    ctx: ProofContext,
+    statement: list[bytes],
+) -> None:
+    """The equations of :func:`verify_shares`, computed (no memory)."""
+    c, z = proof
     weights = share_weights(ctx, statement, len(cts))
     try:
         a = _composite([ct.a for ct in cts], weights)
@@ -110,7 +121,6 @@ def verify_shares(
         raise ProofError("share proof meets the identity") from None
     if challenge(SHARE_LABEL, ctx, *statement, point_to_bytes(t1), point_to_bytes(t2)) != c:
         raise ProofError(f"decryption shares of seat {ctx.seat} do not verify")
-    verified.remember(memo)
 
 
 def share_weights(ctx: ProofContext, statement: Sequence[bytes], n: int) -> list[int]:

@@ -398,8 +398,19 @@ def verify_shuffle(
         raise ProofError("shuffle lengths disagree")
     statement = _statement(y, deck_in, deck_out, proof.commitments)
     memo = verified.key(LABEL_X, ctx, *statement, proof.to_bytes())
-    if verified.known(memo):
-        return
+    verified.once(memo, lambda: _check(y, deck_in, deck_out, proof, ctx, statement))
+
+
+def _check(
+    y: Point,
+    deck_in: Sequence[Ciphertext],
+    deck_out: Sequence[Ciphertext],
+    proof: ShuffleProof,
+    ctx: ProofContext,
+    statement: tuple[bytes, ...],
+) -> None:
+    """The equations of :func:`verify_shuffle`, computed (no memory; sizes checked there)."""
+    n = len(deck_in)
     g = _base_table()
     h = [_generator_table(j) for j in range(n)]
     u = _challenges(ctx, statement, n)
@@ -443,7 +454,6 @@ def verify_shuffle(
     commitments = encode_points([t1, t3, t4a, t4b, c_small, proof.product_commitment])
     if challenge(LABEL_X, ctx, *statement, commitments) != x:
         raise ProofError("shuffle proof does not verify")
-    verified.remember(memo)
 
 
 def shuffle_challenges(

@@ -14,6 +14,12 @@ is verified in full. Nothing secret is kept, and nothing a peer could feed in ma
 wrong proof pass: only a proof that verified once is ever found here. The memory is
 bounded (:data:`DEFAULT_SIZE` entries, the oldest dropped first).
 
+One check at a time per proof: the seats of one program often receive the same message
+at the same moment (the rounds where every seat sends at once, the deal's shares), each
+in a worker thread; a second seat that asks about a proof whose check is under way waits
+for that check's verdict (:func:`once`) instead of doing the same work beside it, on
+the processor the player's page needs too.
+
 A benchmark that times peers apart, as if each were on its own machine, turns it off
 (:func:`set_size`).
 """
@@ -23,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Final
 
 from tarot_p2p.crypto.fiat_shamir import ProofContext, frame
@@ -34,6 +41,8 @@ _known: OrderedDict[bytes, None] = OrderedDict()
 _size = DEFAULT_SIZE
 _lock = threading.Lock()
 """The programs verify in worker threads (``seat/runner.py``'s offload): one at a time here."""
+_running: dict[bytes, threading.Event] = {}
+"""The checks under way, by key: set once each is over (passed or failed)."""
 
 
 def key(label: bytes, ctx: ProofContext, *parts: bytes) -> bytes:
@@ -62,6 +71,31 @@ def remember(k: bytes) -> None:
         _known.move_to_end(k)
         while len(_known) > _size:
             _known.popitem(last=False)
+
+
+def once(k: bytes, check: Callable[[], None]) -> None:
+    """Run ``check`` (which raises on a bad proof) unless the verification with key ``k``
+    succeeded before; remember it when it passes. While another thread runs the check of
+    the same key, wait for it: its success answers for both, and after its failure (or
+    with nothing remembered, :func:`set_size`) the check is run here, so every caller
+    gets its own exception for a bad proof."""
+    while True:
+        with _lock:
+            if k in _known:
+                _known.move_to_end(k)
+                return
+            under_way = _running.get(k)
+            if under_way is None:
+                mine = _running[k] = threading.Event()
+                break
+        under_way.wait()
+    try:
+        check()
+        remember(k)
+    finally:
+        with _lock:
+            del _running[k]
+        mine.set()
 
 
 def set_size(size: int) -> None:

@@ -23,9 +23,9 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tarot_p2p.files.seat_files import SeatFiles, mend_sheet
-from tarot_p2p.protocol.audit_report import TranscriptReport
 from tarot_p2p.protocol.errors import ProtocolError
 from tarot_p2p.protocol.identity import fingerprint
 from tarot_p2p.protocol.peer import Peer, PeerEvent, read_setup
@@ -44,6 +44,9 @@ from tarot_p2p.rules.config import (
 )
 from tarot_p2p.rules.scoring import HandOutcome, explain_hand
 from tarot_p2p.rules.sheet import LineKind, ScoreSheet
+
+if TYPE_CHECKING:  # (the audit is imported by what runs it: a host's start needs none)
+    from tarot_p2p.protocol.audit_report import TranscriptReport
 
 log = logging.getLogger(__name__)
 

@@ -44,7 +44,6 @@ from tarot_p2p.files.game_record import (
     read_table,
 )
 from tarot_p2p.files.seat_files import SeatFiles, mend_sheet
-from tarot_p2p.protocol.audit_report import audit_file
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.sheet import LineKind
@@ -391,7 +390,7 @@ def mend_unfinished(conn: sqlite3.Connection, tables: Path) -> list[str]:
         if not mend_sheet(files):
             continue
         try:
-            details = details_from_audit(audit_file(files.transcript.read_bytes()))
+            details = audited_details(files)
             game = read_table(directory, details)
             times = [p.stat().st_mtime for p in directory.iterdir()]
         except (RecordError, OSError) as exc:
@@ -400,6 +399,17 @@ def mend_unfinished(conn: sqlite3.Connection, tables: Path) -> list[str]:
         store_game(conn, game, min(times), max(times))
         mended.append(folder)
     return mended
+
+
+def audited_details(files: SeatFiles) -> dict[int, DealDetail]:
+    """Each deal's details as the offline audit of the seat's transcript finds them.
+
+    The audit's module is imported here, not with this one: it takes a noticeable part of
+    the time a host waits for his first card, and only mending or rebuilding the history
+    runs it."""
+    from tarot_p2p.protocol.audit_report import audit_file
+
+    return details_from_audit(audit_file(files.transcript.read_bytes()))
 
 
 @dataclass(slots=True)
@@ -429,7 +439,7 @@ def rebuild(
                 continue
             progress(f"reading table {folder.name} ({i} of {len(folders)})")
             try:
-                details = details_from_audit(audit_file(files.transcript.read_bytes()))
+                details = audited_details(files)
                 game = read_table(folder, details)
             except (RecordError, OSError) as exc:
                 reason = exc.strerror if isinstance(exc, OSError) else str(exc)

@@ -142,4 +142,7 @@ class EntryFile:
             "<title>Tarot</title></head>\n"
             f'<body><p><a href="{target}">Tarot</a></p></body></html>\n'
         )
-        write_private_atomic(self.path, page.encode())
+        # Not forced to the disk: its key is good for one opening of this run only, and
+        # each run writes a new file; the two fsyncs held up the page's first request
+        # (on the event loop) and, before it, the page's address.
+        write_private_atomic(self.path, page.encode(), durable=False)

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 import pytest
 
 from tarot_p2p.crypto.errors import GroupError
-from tarot_p2p.crypto.multiexp import FixedBase
+from tarot_p2p.crypto.group import G, mul
+from tarot_p2p.crypto.multiexp import FixedBase, linear_combination
 from tarot_p2p.crypto.shuffle import MAX_CARDS, TABLES_BYTES, export_tables, import_tables
 
 SIZE = FixedBase.SIZE
@@ -90,3 +91,17 @@ def test_a_table_right_only_where_the_fixed_checks_look_is_refused(tables: bytes
     with pytest.raises(GroupError):
         import_tables(replaced(tables, 0, bytes(body)))
     assert export_tables() == tables
+
+
+def test_a_table_read_from_a_buffer_its_owner_may_change_is_a_copy() -> None:
+    """A table is used where immutable bytes lie, not where a bytearray lies: its owner
+    could change it after the checks."""
+    k = 0x1234_5678_9ABC_DEF0_1122_3344
+    data = FixedBase(G).to_bytes()
+    owned = bytearray(data)
+    kept = FixedBase.from_bytes(G, data, [(0, 1), (31, 255)])
+    copied = FixedBase.from_bytes(G, owned, [(0, 1), (31, 255)])
+    owned[:] = FixedBase(mul(G, 2)).to_bytes()  # changed after the checks: 2G's table
+    want = mul(G, k)
+    assert linear_combination([], [(kept, k)]) == want
+    assert linear_combination([], [(copied, k)]) == want

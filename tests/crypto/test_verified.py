@@ -3,7 +3,9 @@ nothing but those very bytes under that very statement is."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import threading
 
 import pytest
 
@@ -101,3 +103,118 @@ def test_a_memory_of_one_keeps_the_last_success() -> None:
     assert verified.known(first)
     verified.remember(second)
     assert [verified.known(first), verified.known(second)] == [False, True]
+
+
+class _Watched:
+    """Threads' events as :func:`verified.once` makes them, telling the test when one is
+    waited on (the second check of a key has reached its wait)."""
+
+    def __init__(self, waiting: threading.Event) -> None:
+        self.waiting = waiting
+
+    def Event(self) -> threading.Event:  # the name of the threading.Event it stands for
+        waiting = self.waiting
+
+        class Told(threading.Event):
+            def wait(self, timeout: float | None = None) -> bool:
+                waiting.set()
+                return super().wait(timeout)
+
+        return Told()
+
+
+HANG_GUARD = 60.0
+"""Seconds before a test that would hang gives up (never reached when it passes)."""
+
+
+def _second_check_meets_the_first(
+    monkeypatch: pytest.MonkeyPatch, first_passes: bool
+) -> tuple[list[str], list[BaseException]]:
+    """Thread A checks a key and is held inside its check; thread B asks about the same
+    key meanwhile; then A's check ends (passed or failed). Returns which checks ran, in
+    order, and B's exception if it raised."""
+    progress = threading.Event()
+    monkeypatch.setattr(verified, "threading", _Watched(progress))
+    k = verified.key(b"label", CTX, b"same proof")
+    ran: list[str] = []
+    raised: list[BaseException] = []
+    started, release = threading.Event(), threading.Event()
+
+    def first() -> None:
+        ran.append("A")
+        started.set()
+        assert release.wait(HANG_GUARD)
+        if not first_passes:
+            raise ProofError("A's check failed")
+
+    def second() -> None:
+        ran.append("B")
+        progress.set()
+
+    def a() -> None:
+        with contextlib.suppress(ProofError):
+            verified.once(k, first)
+
+    def b() -> None:
+        try:
+            verified.once(k, second)
+        except ProofError as exc:  # pragma: no cover - second() does not raise
+            raised.append(exc)
+
+    ta = threading.Thread(target=a)
+    ta.start()
+    assert started.wait(HANG_GUARD)
+    tb = threading.Thread(target=b)
+    tb.start()
+    assert progress.wait(HANG_GUARD)  # B waits for A, or (the defect) checks beside it
+    assert ran == ["A"]
+    release.set()
+    ta.join(HANG_GUARD)
+    tb.join(HANG_GUARD)
+    return ran, raised
+
+
+def test_a_check_under_way_answers_for_the_same_proof_asked_meanwhile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran, raised = _second_check_meets_the_first(monkeypatch, first_passes=True)
+    assert ran == ["A"] and not raised
+    assert verified.known(verified.key(b"label", CTX, b"same proof"))
+
+
+def test_after_a_failed_check_the_waiting_caller_checks_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran, raised = _second_check_meets_the_first(monkeypatch, first_passes=False)
+    assert ran == ["A", "B"] and not raised
+
+
+def test_other_proofs_do_not_wait_for_a_check_under_way() -> None:
+    started, release = threading.Event(), threading.Event()
+    k1, k2 = (verified.key(b"label", CTX, bytes([i])) for i in range(2))
+
+    def held() -> None:
+        started.set()
+        assert release.wait(HANG_GUARD)
+
+    t = threading.Thread(target=verified.once, args=(k1, held))
+    t.start()
+    assert started.wait(HANG_GUARD)
+    ran: list[bytes] = []
+    verified.once(k2, lambda: ran.append(k2))  # in this thread, while k1's check is held
+    assert ran == [k2] and verified.known(k2) and not verified.known(k1)
+    release.set()
+    t.join(HANG_GUARD)
+    assert verified.known(k1)
+
+
+def test_a_failed_check_is_raised_and_not_remembered() -> None:
+    k = verified.key(b"label", CTX, b"bad")
+
+    def bad() -> None:
+        raise ProofError("no")
+
+    for _ in range(2):
+        with pytest.raises(ProofError):
+            verified.once(k, bad)
+    assert not verified.known(k)

@@ -3,8 +3,10 @@ gets the session cookie, and the cookie, the Host and the Origin let a page in."
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 import trio
 
 from tarot_p2p.ui.entry import PAGE_FILE, PageMemory, proof_key
@@ -201,3 +203,19 @@ async def test_a_stopped_server_closes_its_pages_at_once(tmp_path: Path) -> None
             assert isinstance(sock, Socket)
     with trio.fail_after(5):
         await sock.to_the_end()
+
+
+async def test_the_entry_file_is_not_forced_to_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its key is good for one opening of this run: each ``fsync`` (tens of milliseconds
+    on a busy disk) held up the page's address, and the event loop when a key was used."""
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    async with served(tmp_path) as s:
+        assert synced == []
+        key = page_key(s.entry)
+        assert await enter(s.port, key) is not None
+        assert page_key(s.entry) != key
+        assert synced == []

@@ -293,6 +293,7 @@ _FOLLOWED: Final = (*SUIT_MASK, 0, 0)
 led (4) nor before a card sets the suit (-1, the last entry)."""
 _list_discards: Final = _Lister(DISCARD).all
 _PLAY_EXCUSE: Final = PLAY[EXCUSE]
+_PLAY_OF: Final = PLAY.__getitem__
 
 
 class IllegalAction(ValueError):
@@ -448,7 +449,10 @@ class State:
 
     __slots__ = (
         "_bids",
-        "_history",
+        "_calls",
+        "_cards",
+        "_first_leader",
+        "_hand_end",
         "_lead_suit",
         "_legal_cache",
         "_miseres",
@@ -461,8 +465,9 @@ class State:
         "_rotation",
         "_speaker",
         "_top_bid",
-        "_trick",
+        "_trick_end",
         "_trick_leader",
+        "_winners",
         "_won",
         "called",
         "chelem_announced",
@@ -483,12 +488,10 @@ class State:
         "phase",
         "piles",
         "played",
-        "played_by",
         "pool",
         "taker",
         "taker_pool",
         "tops",
-        "tricks",
         "void",
     )
 
@@ -546,21 +549,29 @@ class State:
         self.petit_chelem_announced = False
         self._poignees: list[tuple[int, CardSet]] = []
         self._miseres: list[tuple[int, MisereKind]] = []
-        self.tricks: list[Trick] = []
-        self._trick: list[int] = []
-        self._trick_leader = self._order[0]
+        # The play is kept as the cards in the order played and the winner of each trick
+        # (with the first leader, that says who played each card): the least written at
+        # every card. The tricks, who played what and the history are worked out from them
+        # when asked for (:attr:`tricks`, :attr:`played_by`, :meth:`history`), which the
+        # engine itself does only to count a hand.
+        self._cards: list[int] = []
+        self._winners: list[int] = []
+        self._first_leader = self._trick_leader = self._order[0]
+        # Where the current trick and the last one end in ``_cards``.
+        self._trick_end = game.players
+        self._hand_end = game.tricks * game.players
         self._lead_suit = -1
         self._players = game.players
         self._pile_game = game.piles
         self.played = 0
-        self.played_by = [0] * game.seats
         # The cards of the tricks each seat took, and those played before the current
         # trick: kept as the tricks end so that counting a hand reads four masks instead of
         # going through the tricks again (the count ends every playout of the strong bot).
         self._won = [0] * game.seats
         self._played_before = 0
         self.void: Void | None = None
-        self._history: list[Action] = []
+        # The moves other than cards, each with the number of cards played before it.
+        self._calls: list[tuple[int, Action]] = []
         # The legal cards of the current player once listed (0: not yet), so that
         # apply_action checks a listed card with one bit test.
         self._legal_cache = 0
@@ -575,8 +586,61 @@ class State:
         return self.phase is _DONE
 
     def history(self) -> list[Action]:
-        """The actions applied so far, in order (replayable on a fresh state)."""
-        return list(self._history)
+        """The actions applied so far, in order (replayable on a fresh state): the moves
+        other than cards with, between them, the cards played (as the canonical
+        :data:`PLAY` actions, equal to those applied)."""
+        out: list[Action] = []
+        cards = self._cards
+        done = 0
+        for at, action in self._calls:
+            out += map(_PLAY_OF, cards[done:at])
+            done = at
+            out.append(action)
+        out += map(_PLAY_OF, cards[done:])
+        return out
+
+    @property
+    def tricks(self) -> list[Trick]:
+        """The finished tricks, in order (a new list at each call)."""
+        cards = self._cards
+        n = self._players
+        out = []
+        leader = self._first_leader
+        for start, winner in zip(range(0, len(cards), n), self._winners, strict=False):
+            out.append(_new_tuple(Trick, (leader, tuple(cards[start : start + n]), winner)))
+            leader = winner
+        return out
+
+    @property
+    def played_by(self) -> list[CardSet]:
+        """The cards each seat played so far (a new list at each call)."""
+        out = [0] * self.game.seats
+        cards = self._cards
+        n = self._players
+        rotation = self._rotation
+        for start, leader in zip(
+            range(0, len(cards), n), (self._first_leader, *self._winners), strict=False
+        ):
+            for s, c in zip(rotation[leader], cards[start : start + n], strict=False):
+                out[s] |= 1 << c
+        return out
+
+    def _player_of(self, card: int) -> int:
+        """Who played ``card``, which was played."""
+        i = self._cards.index(card)
+        t, k = divmod(i, self._players)
+        return self._rotation[self._winners[t - 1] if t else self._first_leader][k]
+
+    def _holder(self, card: int) -> int | None:
+        """Who holds (as far as this state knows) or played ``card``; ``None``: nobody
+        known to."""
+        if self.played >> card & 1:
+            return self._player_of(card)
+        return next((s for s in self._order if self.hands[s] >> card & 1), None)
+
+    def _trick_cards(self) -> list[int]:
+        """The cards of the current trick, in playing order."""
+        return self._cards[len(self._winners) * self._players :]
 
     def clone(self) -> State:
         """An independent copy, to try moves on without touching this position (a peer
@@ -598,11 +662,8 @@ class State:
         c = self.called
         if c is None:
             return None
-        bit = 1 << c
-        for s in self._order:
-            if (self.hands[s] | self.played_by[s]) & bit and s != self.taker:
-                return s
-        return None
+        holder = self._holder(c)
+        return None if holder == self.taker else holder
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the current player, in a deterministic order.
@@ -634,8 +695,9 @@ class State:
             else:
                 self._legal_cache = h
                 cards = _list_plays(h, [])
-            # Announcements come before one's first card, so never after the first trick.
-            if self.tricks or self.played_by[seat] or self.taker is None:
+            # Announcements come before one's first card, so never after the first trick
+            # (during the first, the seat to play has played none).
+            if self._winners or self.taker is None:
                 return cards if type(cards) is list else [*cards]
             return [*self._announcements(seat), *cards]
         phase = self.phase
@@ -643,7 +705,7 @@ class State:
             if self._pile_game and self.pending_piles(seat):
                 raise IncompleteInformation("a pile card turned up must be revealed first")
             mask = self._legal_mask()
-            if self.played_by[seat] or self.taker is None:
+            if self._winners or self.taker is None:
                 return _list_plays(mask, [])
             return _list_plays(mask, self._announcements(seat))
         if self._pile_game and phase is _PLAYING and self.pending_piles(seat):
@@ -741,17 +803,15 @@ class State:
             else:
                 bit = self._take_played(seat, card)
             self.played |= bit
-            self.played_by[seat] |= bit
             self._legal_cache = 0
-            trick = self._trick
-            trick.append(card)
+            cards = self._cards
+            cards.append(card)
             if self._lead_suit < 0 and card != EXCUSE:
                 self._lead_suit = SUIT_OF[card]  # the Excuse led, the next card sets the suit
-            if len(trick) < self._players:
+            if len(cards) < self._trick_end:
                 self.current = self.next_seat[seat]
             else:
                 self._end_trick()
-            self._history.append(action)
             return
         if phase is Phase.DONE:
             raise IllegalAction("hand-over", "the hand is over")
@@ -771,7 +831,7 @@ class State:
             self._misere(action.kind)
         else:
             raise IllegalAction("wrong-phase", f"{action} is not a move of the {phase.name} phase")
-        self._history.append(action)
+        self._calls.append((len(self._cards), action))
 
     def _bid(self, contract: int) -> None:
         seat = self.current
@@ -907,19 +967,20 @@ class State:
         # shortest path of legal_actions. It stays so (a hand is never hidden again once
         # the play starts) until the hand ends.
         self._open_play = not self._pile_game and not any(self.hidden)
-        self._trick_leader = leader
+        self._first_leader = self._trick_leader = leader
         self.current = leader
         self._legal_cache = 0
 
-    def _check_announce_window(self, seat: int) -> None:
-        if self.played_by[seat]:
+    def _check_announce_window(self) -> None:
+        """Before the seat to play has played a card (so during the first trick)."""
+        if self._winners:
             raise IllegalAction("announce-late", "announcements are made before one's first card")
         if self.taker is None:
             raise IllegalAction("announce-misere-deal", "no announcements in a misère deal")
 
     def _poignee(self, cards: CardSet) -> None:
         seat = self.current
-        self._check_announce_window(seat)
+        self._check_announce_window()
         if any(s == seat for s, _ in self._poignees):
             raise IllegalAction("poignee-twice", "one poignée per player")
         if type(cards) is not int or cards & ~_TRUMPS_OR_EXCUSE or cards <= 0:
@@ -960,7 +1021,7 @@ class State:
         seat = self.current
         if not self.config.misere:
             raise IllegalAction("misere-off", "this table does not play misères")
-        self._check_announce_window(seat)
+        self._check_announce_window()
         if not isinstance(kind, MisereKind):
             raise IllegalAction("misere", f"no misère {kind!r}")
         if (seat, kind) in self._miseres:
@@ -993,24 +1054,24 @@ class State:
 
     def _end_trick(self) -> None:
         """Every player has played to the trick: it goes to its winner, who leads next."""
-        trick = self._trick
+        cards = self._cards
+        end = self._trick_end
+        start = end - self._players
         leader = self._trick_leader
-        tricks = self.tricks
         played = self.played
         taken = played ^ self._played_before
-        last = len(tricks) + 1 == self.game.tricks
-        if last and trick[0] == EXCUSE and self._excuse_closes_chelem():
+        last = end == self._hand_end
+        if last and cards[start] == EXCUSE and self._excuse_closes_chelem():
             winner = leader
         else:
             # The highest trump, else the highest card of the suit led: read from the
             # trick's cards once it is complete rather than compared card by card.
             best = (taken & TRUMP_MASK or taken & SUIT_MASK[self._lead_suit]).bit_length() - 1
-            winner = self._rotation[leader][trick.index(best)]
-        # tuple.__new__ directly: the named tuple's own __new__ is a Python-level call.
-        tricks.append(_new_tuple(Trick, (leader, tuple(trick), winner)))
+            winner = self._rotation[leader][cards.index(best, start) - start]
+        self._winners.append(winner)
         self._won[winner] |= taken
         self._played_before = played
-        self._trick = []
+        self._trick_end = end + self._players
         self._lead_suit = -1
         self._trick_leader = self.current = winner
         if last:
@@ -1024,7 +1085,7 @@ class State:
         if self.taker is None:
             return False
         side = self._side(self._trick_leader)
-        return all(self._side(t.winner) is side for t in self.tricks)
+        return all(self._side(w) is side for w in self._winners)
 
     def _turn_up(self, seat: int, card: int) -> None:
         """``card`` leaves the top of one of ``seat``'s piles: the next card shows."""
@@ -1156,16 +1217,16 @@ class State:
         def side(seat: int) -> Side:
             return Side.ATTACK if seat in (taker, partner) else Side.DEFENCE
 
-        last = self.tricks[-1]
+        cards, n, winners = self._cards, self._players, self._winners
         petit_au_bout: Side | None = None
-        if PETIT in last.cards:
-            petit_au_bout = side(last.winner)
-        elif excuse_closed and PETIT in self.tricks[-2].cards:
-            petit_au_bout = side(self.tricks[-2].winner)
+        if PETIT in cards[-n:]:
+            petit_au_bout = side(winners[-1])
+        elif excuse_closed and PETIT in cards[-2 * n : -n]:
+            petit_au_bout = side(winners[-2])
         petit_chelem: Side | None = None
         if self.config.petit_chelem and chelem is None:
             for s in Side:
-                if sum(side(t.winner) is s for t in self.tricks) >= self.game.tricks - 3:
+                if sum(side(w) is s for w in winners) >= self.game.tricks - 3:
                     petit_chelem = s
         dead = self.dealer if self.game.seats > self.game.players else None
         return make(
@@ -1201,34 +1262,36 @@ class State:
             raise IncompleteInformation("the chien must be revealed to count the hand")
         if self.ecart_hidden:
             raise IncompleteInformation("the écart must be revealed to count the hand")
-        # Read from the cards each seat took and played (kept as the play went), not from
-        # the tricks: the count ends every playout of the strong bot.
+        # Read from the cards each seat took (kept as the play went), not from the tricks:
+        # the count ends every playout of the strong bot.
         won = self._won
-        played_by = self.played_by
+        # Who played the Excuse (-1 when it was not played: set aside in the chien).
+        excuse_by = self._player_of(EXCUSE) if self.played & EXCUSE_MASK else -1
         if misere_deal:
             piles = [m & ~EXCUSE_MASK for m in won]
             chelem = None
-            # The parties are the seats: the Excuse's player, and who took its trick (-1
-            # when it was not played: set aside in the chien).
-            owner = next((s for s, cards in enumerate(played_by) if cards & EXCUSE_MASK), -1)
+            # The parties are the seats: the Excuse's player, and who took its trick.
+            owner = excuse_by
             w = next((s for s, cards in enumerate(won) if cards & EXCUSE_MASK), -1)
         else:
             taker = self.taker
             assert taker is not None
-            attack, attack_played = won[taker], played_by[taker]
+            attack = won[taker]
             if partner is not None:
                 attack |= won[partner]
-                attack_played |= played_by[partner]
             # Every card played is in a trick taken by one side or the other.
             defence = self.played & ~attack
             chelem = None if attack and defence else _SIDES[not attack]
             piles = [attack & ~EXCUSE_MASK, defence & ~EXCUSE_MASK]
-            owner, w = int(not attack_played & EXCUSE_MASK), int(not attack & EXCUSE_MASK)
+            owner = int(excuse_by != taker and excuse_by != partner)
+            w = int(not attack & EXCUSE_MASK)
         adjust = [0] * len(piles)
-        last = self.tricks[-1]
-        excuse_closed = last.cards[0] == EXCUSE and last.winner == last.leader
+        n = self._players
+        last = self._cards[-n:]
+        # The last trick's leader is the one before's winner: the Excuse led takes it.
+        excuse_closed = last[0] == EXCUSE and self._winners[-1] == self._winners[-2]
         if self.played & EXCUSE_MASK:
-            if chelem is not None or EXCUSE not in last.cards:
+            if chelem is not None or EXCUSE not in last:
                 piles[owner] |= EXCUSE_MASK
                 if w != owner:
                     adjust[owner] -= 1
@@ -1285,7 +1348,7 @@ class State:
                 and self.contract <= Contract.GARDE
                 and bool(self.chien & bit)
             )
-            mine = (self.hands[seat] | self.played_by[seat]) & bit
+            mine = self._holder(called) == seat
             if public or (seat == taker and mine):
                 partner, partner_known = holder, True
             elif seat != taker and mine:
@@ -1301,11 +1364,8 @@ class State:
             and self.phase > Phase.CALL
             else None
         )
-        trick_seats = []
-        s = self._trick_leader
-        for _ in self._trick:
-            trick_seats.append(s)
-            s = self.next_seat[s]
+        trick = self._trick_cards()
+        trick_seats = self._rotation[self._trick_leader][: len(trick)]
         return Observation(
             seat=seat,
             players=self.game.players,
@@ -1330,8 +1390,8 @@ class State:
             miseres=tuple(self._miseres),
             tricks=tuple(self.tricks),
             trick_leader=self._trick_leader if self.phase is Phase.PLAY else None,
-            trick=tuple(self._trick),
-            trick_seats=tuple(trick_seats),
+            trick=tuple(trick),
+            trick_seats=trick_seats,
             tops=tuple(self.tops) if self.piles else (),
             pile_sizes=tuple(tuple(len(p) for p in ps) for ps in self.piles),
             played=self.played,

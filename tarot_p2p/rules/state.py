@@ -453,6 +453,7 @@ class State:
         "_cards",
         "_first_leader",
         "_hand_end",
+        "_known_play",
         "_lead_suit",
         "_legal_cache",
         "_miseres",
@@ -465,7 +466,6 @@ class State:
         "_rotation",
         "_speaker",
         "_top_bid",
-        "_trick_end",
         "_trick_leader",
         "_winners",
         "_won",
@@ -557,8 +557,7 @@ class State:
         self._cards: list[int] = []
         self._winners: list[int] = []
         self._first_leader = self._trick_leader = self._order[0]
-        # Where the current trick and the last one end in ``_cards``.
-        self._trick_end = game.players
+        # Where the last trick ends in ``_cards``.
         self._hand_end = game.tricks * game.players
         self._lead_suit = -1
         self._players = game.players
@@ -575,7 +574,7 @@ class State:
         # The legal cards of the current player once listed (0: not yet), so that
         # apply_action checks a listed card with one bit test.
         self._legal_cache = 0
-        self._open_play = False
+        self._open_play = self._known_play = False
 
     # ------------------------------------------------------------------ queries
 
@@ -672,39 +671,35 @@ class State:
         player's first card, one canonical poignée per level is listed (the lowest trumps,
         the Excuse only when it must stand in); :meth:`apply_action` accepts any valid one.
         """
-        seat = self.current
         if self._open_play:
             # The rules of the card play, as in _legal_mask, with each case listed from the
-            # fewest tables: following a suit, one look-up.
-            h = self.hands[seat]
+            # fewest tables (following a suit, one look-up) and no announcement to add.
+            h = self.hands[self.current]
             suit = self._lead_suit
             follow = h & _FOLLOWED[suit]
-            cards: Sequence[Action]
             if follow:
                 part = follow >> _SUIT_SHIFT[suit]
                 cards = _PLAY_TABLES[suit][part] or _fill_plays(suit, part)
                 if h & EXCUSE_MASK:
-                    follow |= EXCUSE_MASK
-                    cards = (*cards, _PLAY_EXCUSE)
+                    self._legal_cache = follow | EXCUSE_MASK
+                    return [*cards, _PLAY_EXCUSE]
                 self._legal_cache = follow
-            elif suit >= 0 and h & TRUMP_MASK:
+                return [*cards]
+            if suit >= 0 and h & TRUMP_MASK:
                 in_trick = self.played ^ self._played_before
                 mask = _trumps_to_play(h & TRUMP_MASK, in_trick) | (h & EXCUSE_MASK)
                 self._legal_cache = mask
-                cards = _list_trump_plays(mask, [])
-            else:
-                self._legal_cache = h
-                cards = _list_plays(h, [])
-            # Announcements come before one's first card, so never after the first trick
-            # (during the first, the seat to play has played none).
-            if self._winners or self.taker is None:
-                return cards if type(cards) is list else [*cards]
-            return [*self._announcements(seat), *cards]
+                return _list_trump_plays(mask, [])
+            self._legal_cache = h
+            return _list_plays(h, [])
+        seat = self.current
         phase = self.phase
         if phase is _PLAYING and not self.hidden[seat]:
             if self._pile_game and self.pending_piles(seat):
                 raise IncompleteInformation("a pile card turned up must be revealed first")
             mask = self._legal_mask()
+            # Announcements come before one's first card, so never after the first trick
+            # (during the first, the seat to play has played none).
             if self._winners or self.taker is None:
                 return _list_plays(mask, [])
             return _list_plays(mask, self._announcements(seat))
@@ -808,8 +803,10 @@ class State:
             cards.append(card)
             if self._lead_suit < 0 and card != EXCUSE:
                 self._lead_suit = SUIT_OF[card]  # the Excuse led, the next card sets the suit
-            if len(cards) < self._trick_end:
-                self.current = self.next_seat[seat]
+            # The trick is complete when its leader would play next.
+            nxt = self.next_seat[seat]
+            if nxt != self._trick_leader:
+                self.current = nxt
             else:
                 self._end_trick()
             return
@@ -964,9 +961,11 @@ class State:
     def _start_play(self, leader: int) -> None:
         self.phase = Phase.PLAY
         # The play phase of a position whose every hand is known, without piles: the
-        # shortest path of legal_actions. It stays so (a hand is never hidden again once
+        # shortest path of legal_actions once no announcement may be made (from the second
+        # trick; at once in a misère deal). It stays so (a hand is never hidden again once
         # the play starts) until the hand ends.
-        self._open_play = not self._pile_game and not any(self.hidden)
+        self._known_play = not self._pile_game and not any(self.hidden)
+        self._open_play = self._known_play and self.taker is None
         self._first_leader = self._trick_leader = leader
         self.current = leader
         self._legal_cache = 0
@@ -1055,7 +1054,7 @@ class State:
     def _end_trick(self) -> None:
         """Every player has played to the trick: it goes to its winner, who leads next."""
         cards = self._cards
-        end = self._trick_end
+        end = len(cards)
         start = end - self._players
         leader = self._trick_leader
         played = self.played
@@ -1071,7 +1070,7 @@ class State:
         self._winners.append(winner)
         self._won[winner] |= taken
         self._played_before = played
-        self._trick_end = end + self._players
+        self._open_play = self._known_play
         self._lead_suit = -1
         self._trick_leader = self.current = winner
         if last:

@@ -208,6 +208,9 @@ ABOVE: Final[tuple[CardSet, ...]] = tuple(
 """For a trump, the trumps above it."""
 
 _TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
+_TRUMP_BITS: Final = TRUMP_MASK >> 56
+"""The trumps in a mask shifted right by 56 (the Excuse is the bit above them)."""
+_SHIFTED_EXCUSE: Final = EXCUSE_MASK >> 56
 
 
 class _Lister:
@@ -223,8 +226,9 @@ class _Lister:
     six chunks of 14 bits it replaced, cut from the big number with shifts and masks into
     tables filled on first use: each operation on a number of more than 64 bits allocates
     one. When the cards lie among the trumps and the Excuse (bytes 7 to 9), :attr:`trumps`
-    reads those three tables only; when they lie in one suit (following a trick),
-    :meth:`State.legal_actions` reads the suit's own table (:data:`_SUIT_PLAYS`)."""
+    reads those three tables only, from the mask shifted right by 56; when they lie in one
+    suit (following a trick), :meth:`State.legal_actions` reads the suit's own table
+    (:data:`_SUIT_PLAYS`)."""
 
     __slots__ = ("all", "trumps")
 
@@ -244,9 +248,9 @@ class _Lister:
                 *t5[b5], *t6[b6], *t7[b7], *t8[b8], *t9[b9],
             ]  # fmt: skip
 
-        def trumps(mask: CardSet) -> list[Action]:
-            t = mask >> 56
-            return [*t7[t & 255], *t8[t >> 8 & 255], *t9[t >> 16]]
+        def trumps(held: int) -> list[Action]:
+            """The trumps and the Excuse of a mask shifted right by 56."""
+            return [*t7[held & 255], *t8[held >> 8 & 255], *t9[held >> 16]]
 
         self.all: Final = listed
         self.trumps: Final = trumps
@@ -665,16 +669,17 @@ class State:
             if follow:
                 part = follow >> _SUIT_SHIFT[suit]
                 cards = _SUIT_PLAYS[suit][part] or _fill_suit(suit, part)
-                if h & EXCUSE_MASK:
+                if h >= EXCUSE_MASK:  # (the Excuse is the highest card: no number made)
                     self._legal_cache = follow | EXCUSE_MASK
                     return [*cards, _PLAY_EXCUSE]
                 self._legal_cache = follow
                 return [*cards]
-            if suit >= 0 and h & TRUMP_MASK:
-                in_trick = self.played ^ self._played_before
-                mask = _trumps_to_play(h & TRUMP_MASK, in_trick) | (h & EXCUSE_MASK)
-                self._legal_cache = mask
-                return _list_trump_plays(mask)
+            if suit >= 0:
+                held = h >> 56
+                if held & _TRUMP_BITS:
+                    mask = _trumps_to_play(held, (self.played ^ self._played_before) >> 56)
+                    self._legal_cache = mask << 56
+                    return _list_trump_plays(mask)
             self._legal_cache = h
             return _list_plays(h)
         seat = self.current
@@ -725,12 +730,11 @@ class State:
             mask = h
         else:
             follow = h & SUIT_MASK[suit] if suit != TRUMP_SUIT else 0
-            trumps = h & TRUMP_MASK
             if follow:
                 mask = follow | (h & EXCUSE_MASK)
-            elif trumps:
+            elif h & TRUMP_MASK:
                 in_trick = self.played ^ self._played_before
-                mask = _trumps_to_play(trumps, in_trick) | (h & EXCUSE_MASK)
+                mask = _trumps_to_play(h >> 56, in_trick >> 56) << 56
             else:
                 mask = h
         if not self._pile_game:
@@ -1392,12 +1396,16 @@ def _lowest(mask: CardSet, k: int) -> CardSet:
     return out
 
 
-def _trumps_to_play(trumps: CardSet, in_trick: CardSet) -> CardSet:
-    """Of a player's ``trumps``, those he must play to a trick (holding the cards
-    ``in_trick``) that he cannot follow or that was led with a trump: the ones above every
-    trump in it (the bits above its highest trump), or any when he cannot overtrump."""
-    above = (in_trick & TRUMP_MASK).bit_length()
-    return trumps >> above << above or trumps
+def _trumps_to_play(held: int, in_trick: int) -> int:
+    """Of a player's trumps and Excuse ``held``, those he may play to a trick holding the
+    cards ``in_trick`` that he cannot follow or that was led with a trump: the trumps above
+    every trump in it (the bits above its highest trump), or any when he cannot overtrump,
+    and the Excuse. Both sets and the answer are masks shifted right by 56 (trump ``n`` is
+    bit ``n - 1``, the Excuse bit 21): small numbers, where each operation on a whole
+    mask of 78 bits would allocate one."""
+    trumps = held & _TRUMP_BITS
+    above = (in_trick & _TRUMP_BITS).bit_length()
+    return (trumps >> above << above or trumps) | (held & _SHIFTED_EXCUSE)
 
 
 def _is_petit_sec(hand: CardSet) -> bool:

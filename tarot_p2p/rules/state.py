@@ -152,15 +152,15 @@ from tarot_p2p.rules.deal import (
     check_deal,
     check_seat,
     chien_size,
-    deal_cards,
+    dealt,
     hand_size,
 )
 from tarot_p2p.rules.scoring import (
     Contract,
     HandOutcome,
     Side,
-    score_hand,
     score_misere_deal,
+    score_refereed,
     unchecked_outcome,
 )
 from tarot_p2p.rules.scoring import Poignee as PoigneeBonus
@@ -497,13 +497,14 @@ class State:
         self.config = config
         self.game = game
         self.dealer = dealer
-        self.hands = [h or 0 for h in hands]
         if None in hands:
+            self.hands = [h or 0 for h in hands]
             self.hidden = [
                 (game.hand_size if s in self._order else 0) if h is None else 0
                 for s, h in enumerate(hands)
             ]
         else:
+            self.hands = list(hands)  # type: ignore[arg-type]  # (no None in it here)
             self.hidden = [0] * game.seats
         self.chien_known = chien is not None
         self.chien = chien or 0
@@ -511,14 +512,16 @@ class State:
         for h in self.hands:
             known |= h
         # Two players: piles from the bottom card up, -1 for a card this state does not see.
-        self.piles = [[[-1 if c is None else c for c in p] for p in ps] for ps in piles]
+        self.piles = []
         self.tops = [0] * game.seats
-        for seat, ps in enumerate(self.piles):
-            for p in ps:
-                for c in p:
-                    if c >= 0:
-                        known |= 1 << c
-                self.tops[seat] |= 1 << p[-1]
+        if piles:
+            self.piles = [[[-1 if c is None else c for c in p] for p in ps] for ps in piles]
+            for seat, ps in enumerate(self.piles):
+                for p in ps:
+                    for c in p:
+                        if c >= 0:
+                            known |= 1 << c
+                    self.tops[seat] |= 1 << p[-1]
         self.pool = FULL_DECK & ~known
         self.taker_pool = 0
         self.ecart = 0
@@ -1316,7 +1319,7 @@ class State:
             return score_misere_deal(self.config, self.half_points(), dead)
         outcome = self._outcome(unchecked_outcome)
         assert outcome is not None
-        return score_hand(self.config, outcome)
+        return score_refereed(self.config, outcome)
 
     # ------------------------------------------------------------------ observation
 
@@ -1432,8 +1435,7 @@ def _callable(hand: CardSet) -> CardSet:
 
 def new_hand(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> State:
     """A fully known hand dealt from ``deck_order`` with the normative pattern."""
-    deal = deal_cards(config, dealer, deck_order)
-    return State(config, dealer, deal.hands, deal.chien, deal.piles)
+    return State(config, dealer, *dealt(config, dealer, deck_order))
 
 
 def from_hands(

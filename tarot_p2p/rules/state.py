@@ -208,6 +208,10 @@ ABOVE: Final[tuple[CardSet, ...]] = tuple(
 """For a trump, the trumps above it."""
 
 _TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
+_PLAIN: Final = FULL_DECK & ~(TRUMP_MASK | KING_MASK | OUDLER_MASK)
+"""The cards the taker may discard freely: no trump, king nor oudler."""
+_PLAIN_TRUMPS: Final = TRUMP_MASK & ~OUDLER_MASK
+"""The trumps he may discard when he cannot do otherwise."""
 _TRUMP_BITS: Final = TRUMP_MASK >> 56
 """The trumps in a mask shifted right by 56 (the Excuse is the bit above them)."""
 _SHIFTED_EXCUSE: Final = EXCUSE_MASK >> 56
@@ -764,10 +768,10 @@ class State:
 
     def _discardable(self) -> CardSet:
         h = self.hands[self.current]
-        plain = h & ~(TRUMP_MASK | KING_MASK | OUDLER_MASK)
+        plain = h & _PLAIN
         if plain.bit_count() >= self.discards_left:
             return plain
-        return plain | (h & TRUMP_MASK & ~OUDLER_MASK)
+        return plain | (h & _PLAIN_TRUMPS)
 
     # ------------------------------------------------------------------ moves
 
@@ -797,10 +801,32 @@ class State:
                 self._lead_suit = SUIT_OF[card]  # the Excuse led, the next card sets the suit
             # The trick is complete when its leader would play next.
             nxt = self.next_seat[seat]
-            if nxt != self._trick_leader:
+            leader = self._trick_leader
+            if nxt != leader:
                 self.current = nxt
+                return
+            # It goes to its winner, who leads next (written out here too: once a trick).
+            end = len(cards)
+            start = end - self._players
+            played = self.played
+            taken = played ^ self._played_before
+            last = end == self._hand_end
+            if last and cards[start] == EXCUSE and self._excuse_closes_chelem():
+                winner = leader
             else:
-                self._end_trick()
+                # The highest trump, else the highest card of the suit led: read from the
+                # trick's cards once it is complete rather than compared card by card.
+                best = (taken & TRUMP_MASK or taken & SUIT_MASK[self._lead_suit]).bit_length() - 1
+                winner = self._rotation[leader][cards.index(best, start) - start]
+            self._winners.append(winner)
+            self._won[winner] |= taken
+            self._played_before = played
+            self._open_play = self._known_play
+            self._lead_suit = -1
+            self._trick_leader = self.current = winner
+            if last:
+                self.phase = _DONE
+                self._open_play = False
             return
         if phase is Phase.DONE:
             raise IllegalAction("hand-over", "the hand is over")
@@ -1042,32 +1068,6 @@ class State:
         else:
             self._take_from(seat, card)
         return bit
-
-    def _end_trick(self) -> None:
-        """Every player has played to the trick: it goes to its winner, who leads next."""
-        cards = self._cards
-        end = len(cards)
-        start = end - self._players
-        leader = self._trick_leader
-        played = self.played
-        taken = played ^ self._played_before
-        last = end == self._hand_end
-        if last and cards[start] == EXCUSE and self._excuse_closes_chelem():
-            winner = leader
-        else:
-            # The highest trump, else the highest card of the suit led: read from the
-            # trick's cards once it is complete rather than compared card by card.
-            best = (taken & TRUMP_MASK or taken & SUIT_MASK[self._lead_suit]).bit_length() - 1
-            winner = self._rotation[leader][cards.index(best, start) - start]
-        self._winners.append(winner)
-        self._won[winner] |= taken
-        self._played_before = played
-        self._open_play = self._known_play
-        self._lead_suit = -1
-        self._trick_leader = self.current = winner
-        if last:
-            self.phase = _DONE
-            self._open_play = False
 
     def _excuse_closes_chelem(self) -> bool:
         """The Excuse, led to the last trick, wins it when its side took every other trick

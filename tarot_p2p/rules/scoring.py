@@ -183,7 +183,9 @@ def unchecked_outcome(**fields: object) -> HandOutcome:
     checks, and a frozen dataclass's field-by-field construction, cost more than the score
     itself."""
     outcome = object.__new__(HandOutcome)
-    outcome.__dict__.update(_OUTCOME_DEFAULTS, **fields)
+    values = outcome.__dict__
+    values.update(_OUTCOME_DEFAULTS)
+    values.update(fields)
     return outcome
 
 

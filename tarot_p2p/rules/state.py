@@ -175,7 +175,11 @@ class Phase(enum.IntEnum):
     DONE = 5
 
 
+# The phases as module globals, which the hot paths read faster than an enum's attributes.
 _BIDDING: Final = Phase.BIDDING
+_CALL: Final = Phase.CALL
+_DISCARD: Final = Phase.DISCARD
+_GO: Final = Phase.GO
 _PLAYING: Final = Phase.PLAY
 _DONE: Final = Phase.DONE
 
@@ -208,6 +212,7 @@ ABOVE: Final[tuple[CardSet, ...]] = tuple(
 """For a trump, the trumps above it."""
 
 _TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
+_PETIT_MASK: Final = 1 << PETIT
 _PLAIN: Final = FULL_DECK & ~(TRUMP_MASK | KING_MASK | OUDLER_MASK)
 """The cards the taker may discard freely: no trump, king nor oudler."""
 _PLAIN_TRUMPS: Final = TRUMP_MASK & ~OUDLER_MASK
@@ -575,7 +580,7 @@ class State:
     # ------------------------------------------------------------------ queries
 
     def current_player(self) -> int:
-        return TERMINAL if self.phase is Phase.DONE else self.current
+        return TERMINAL if self.phase is _DONE else self.current
 
     def is_terminal(self) -> bool:
         return self.phase is _DONE
@@ -691,6 +696,10 @@ class State:
             return _list_plays(h)
         seat = self.current
         phase = self.phase
+        if phase is _BIDDING:
+            if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
+                return [PETIT_SEC]
+            return [BIDS[0], *BIDS[self._top_bid + 1 :]]
         if phase is _PLAYING and not self.hidden[seat]:
             if self._pile_game and self.pending_piles(seat):
                 raise IncompleteInformation("a pile card turned up must be revealed first")
@@ -702,17 +711,13 @@ class State:
             return [*self._announcements(seat), *_list_plays(mask)]
         if self._pile_game and phase is _PLAYING and self.pending_piles(seat):
             raise IncompleteInformation("a pile card turned up must be revealed first")
-        if phase is Phase.DONE:
+        if phase is _DONE:
             return []
-        if self.hidden[seat] and phase is not Phase.BIDDING and phase is not Phase.GO:
+        if self.hidden[seat] and phase is not _GO:
             raise IncompleteInformation(f"seat {seat}'s hand is not known to this state")
-        if phase is Phase.BIDDING:
-            if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
-                return [PETIT_SEC]
-            return [BIDS[0], *BIDS[self._top_bid + 1 :]]
-        if phase is Phase.CALL:
+        if phase is _CALL:
             return [CallCard(c) for c in cards_of(_callable(self.hands[seat]))]
-        if phase is Phase.DISCARD:
+        if phase is _DISCARD:
             return _list_discards(self._discardable())
         if self.config.petit_chelem:
             return [Go(False), Go(True), Go(False, True)]
@@ -720,7 +725,7 @@ class State:
 
     def legal_play_mask(self) -> CardSet:
         """Cards the current player may play (play phase, known hand): the fast path."""
-        if self.phase is not Phase.PLAY or self.hidden[self.current]:
+        if self.phase is not _PLAYING or self.hidden[self.current]:
             raise IncompleteInformation("no known hand to play from")
         return self._legal_mask()
 
@@ -828,21 +833,21 @@ class State:
                 self.phase = _DONE
                 self._open_play = False
             return
-        if phase is Phase.DONE:
+        if phase is _DONE:
             raise IllegalAction("hand-over", "the hand is over")
-        elif phase is Phase.BIDDING and type(action) is Bid:
+        elif phase is _BIDDING and type(action) is Bid:
             self._bid(action.contract)
-        elif phase is Phase.BIDDING and type(action) is PetitSec:
+        elif phase is _BIDDING and type(action) is PetitSec:
             self._petit_sec()
-        elif phase is Phase.CALL and type(action) is CallCard:
+        elif phase is _CALL and type(action) is CallCard:
             self._call(action.card)
-        elif phase is Phase.DISCARD and type(action) is Discard:
+        elif phase is _DISCARD and type(action) is Discard:
             self._discard(action.card)
-        elif phase is Phase.GO and type(action) is Go:
+        elif phase is _GO and type(action) is Go:
             self._go(action.chelem, action.petit_chelem)
-        elif phase is Phase.PLAY and type(action) is Poignee:
+        elif phase is _PLAYING and type(action) is Poignee:
             self._poignee(action.cards)
-        elif phase is Phase.PLAY and type(action) is Misere:
+        elif phase is _PLAYING and type(action) is Misere:
             self._misere(action.kind)
         else:
             raise IllegalAction("wrong-phase", f"{action} is not a move of the {phase.name} phase")
@@ -874,7 +879,7 @@ class State:
         self.taker, self.contract = best[0], Contract(best[1])
         self.current = self.taker
         if self.game.called_king:
-            self.phase = Phase.CALL
+            self.phase = _CALL
         else:
             self._after_call()
 
@@ -887,7 +892,7 @@ class State:
 
     def _end_void(self, why: Void) -> None:
         self.void = why
-        self.phase = Phase.DONE
+        self.phase = _DONE
 
     def _call(self, card: int) -> None:
         seat = self.current
@@ -911,9 +916,9 @@ class State:
             else:
                 self.hands[taker] |= self.chien
             self.discards_left = self.game.chien_size
-            self.phase = Phase.DISCARD
+            self.phase = _DISCARD
         else:
-            self.phase = Phase.GO
+            self.phase = _GO
 
     def _discard(self, card: int) -> None:
         seat = self.current
@@ -951,7 +956,7 @@ class State:
         self.discards_left -= 1
         self._legal_cache = 0
         if not self.discards_left:
-            self.phase = Phase.GO
+            self.phase = _GO
 
     def _take_from(self, seat: int, card: int) -> None:
         """Remove ``card`` from ``seat``'s hand, which must be able to hold it."""
@@ -977,7 +982,7 @@ class State:
         self._start_play(self.taker if chelem else self._order[0])
 
     def _start_play(self, leader: int) -> None:
-        self.phase = Phase.PLAY
+        self.phase = _PLAYING
         # The play phase of a position whose every hand is known, without piles: the
         # shortest path of legal_actions once no announcement may be made (from the second
         # trick; at once in a misère deal). It stays so (a hand is never hidden again once
@@ -1165,7 +1170,7 @@ class State:
 
     def reveal_ecart(self, cards: CardSet) -> None:
         """The whole écart became known (at the end of the hand)."""
-        if self.phase in (Phase.BIDDING, Phase.CALL, Phase.DISCARD):
+        if self.phase in (_BIDDING, _CALL, _DISCARD):
             raise IncompleteInformation("the écart is not made yet")
         if type(cards) is not int or cards < 0 or cards & ~FULL_DECK:
             raise IllegalAction("reveal", f"not a card set: {cards!r}")
@@ -1194,7 +1199,7 @@ class State:
 
     def _outcome(self, make: Callable[..., HandOutcome]) -> HandOutcome | None:
         """:meth:`outcome`, its fields given to ``make`` (``HandOutcome`` checks them)."""
-        if self.phase is not Phase.DONE:
+        if self.phase is not _DONE:
             raise IncompleteInformation("the hand is not over")
         if self.void is not None or self.taker is None:
             return None
@@ -1303,14 +1308,14 @@ class State:
         """Half-points of each party once the hand is counted: (attack, defence) for a
         contract — the chien or écart included as the contract says — or one entry per
         seat in a misère deal (the chien set aside)."""
-        if self.phase is not Phase.DONE or self.void is not None:
+        if self.phase is not _DONE or self.void is not None:
             raise IncompleteInformation("not a finished, played hand")
         piles, adjust, _, _ = self._piles(self.partner())
         return tuple(half_points_of(p) + a for p, a in zip(piles, adjust, strict=True))
 
     def returns(self) -> tuple[int, ...]:
         """Score of each seat for this hand (zeros for a void deal); sums to zero."""
-        if self.phase is not Phase.DONE:
+        if self.phase is not _DONE:
             raise IncompleteInformation("the hand is not over")
         if self.void is not None:
             return (0,) * self.game.seats
@@ -1352,7 +1357,7 @@ class State:
             if self.chien_known
             and self.contract is not None
             and self.contract <= Contract.GARDE
-            and self.phase > Phase.CALL
+            and self.phase > _CALL
             else None
         )
         trick = self._trick_cards()
@@ -1380,7 +1385,7 @@ class State:
             poignees=tuple(self._poignees),
             miseres=tuple(self._miseres),
             tricks=tuple(self.tricks),
-            trick_leader=self._trick_leader if self.phase is Phase.PLAY else None,
+            trick_leader=self._trick_leader if self.phase is _PLAYING else None,
             trick=tuple(trick),
             trick_seats=trick_seats,
             tops=tuple(self.tops) if self.piles else (),
@@ -1412,7 +1417,7 @@ def _trumps_to_play(held: int, in_trick: int) -> int:
 
 
 def _is_petit_sec(hand: CardSet) -> bool:
-    return hand & _TRUMPS_OR_EXCUSE == 1 << PETIT
+    return hand & _TRUMPS_OR_EXCUSE == _PETIT_MASK
 
 
 def _misere_holds(kind: MisereKind, hand: CardSet) -> bool:

@@ -384,7 +384,7 @@ def _seating(config: TableConfig, dealer: int) -> _Seating:
 
 
 class Trick(NamedTuple):
-    """A finished trick (a named tuple: one is made per trick, so it must be cheap)."""
+    """A finished trick (a named tuple, made by :attr:`State.tricks` when asked for)."""
 
     leader: int
     cards: tuple[int, ...]
@@ -395,6 +395,7 @@ class Trick(NamedTuple):
 
 
 _new_tuple: Final = tuple.__new__
+"""Makes a :class:`Trick` without the named tuple's own ``__new__``, a Python-level call."""
 _SIDES: Final = (Side.ATTACK, Side.DEFENCE)
 _BITS: Final = list(BIT)
 
@@ -601,7 +602,8 @@ class State:
 
     @property
     def tricks(self) -> list[Trick]:
-        """The finished tricks, in order (a new list at each call)."""
+        """The finished tricks, in order (a new list at each call, built from the cards
+        played and the winners: see ``__init__``)."""
         cards = self._cards
         n = self._players
         out = []
@@ -613,7 +615,8 @@ class State:
 
     @property
     def played_by(self) -> list[CardSet]:
-        """The cards each seat played so far (a new list at each call)."""
+        """The cards each seat played so far (a new list at each call, built from the cards
+        played and the winners: see ``__init__``)."""
         out = [0] * self.game.seats
         cards = self._cards
         n = self._players

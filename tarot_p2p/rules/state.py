@@ -106,6 +106,7 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import itemgetter
 from typing import Final, NamedTuple, cast
 
 from tarot_p2p.rules.actions import (
@@ -394,6 +395,10 @@ class Trick(NamedTuple):
     last trick by a side that took every other trick, wins it."""
 
 
+_BID_CONTRACT: Final = itemgetter(1)
+"""A bid's contract, read in C (no lambda call per bid)."""
+_CONTRACT_OF: Final = {int(c): c for c in Contract}
+"""Each contract by its number: a dict look-up, not the enum's Python-level call."""
 _new_tuple: Final = tuple.__new__
 """Makes a :class:`Trick` without the named tuple's own ``__new__``, a Python-level call."""
 _SIDES: Final = (Side.ATTACK, Side.DEFENCE)
@@ -878,8 +883,8 @@ class State:
             else:
                 self._end_void(Void.ALL_PASS)
             return
-        best = max(self._bids, key=lambda b: b[1])
-        self.taker, self.contract = best[0], Contract(best[1])
+        best = max(self._bids, key=_BID_CONTRACT)
+        self.taker, self.contract = best[0], _CONTRACT_OF[best[1]]
         self.current = self.taker
         if self.game.called_king:
             self.phase = _CALL

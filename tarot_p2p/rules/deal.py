@@ -163,7 +163,16 @@ _BAD_DECK: Final = "deck order must hold each of the 78 cards exactly once"
 
 
 def deal_cards(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> Deal:
-    """Map ``deck_order`` (the 78 cards, top of the deck first) to hands and chien.
+    """Map ``deck_order`` (the 78 cards, top of the deck first) to hands and chien."""
+    return Deal(*dealt(config, dealer, deck_order))
+
+
+def dealt(
+    config: TableConfig, dealer: int, deck_order: Sequence[int]
+) -> tuple[tuple[CardSet, ...], CardSet, Piles]:
+    """The fields of :func:`deal_cards`'s :class:`Deal`, for :func:`~.state.new_hand`,
+    which needs no ``Deal`` (a frozen dataclass's construction cost a twentieth of a hand's
+    set-up, which starts every playout of the strong bot).
 
     Checked without a set of the cards (the deal starts every playout of the strong bot):
     every entry an ``int`` (no bool), each a card (the look-up of its bit), and the 78 bits
@@ -183,14 +192,14 @@ def deal_cards(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> D
     if config.players != 2:
         if sum(hands) + chien != FULL_DECK:
             raise ValueError(_BAD_DECK)
-        return Deal(hands, chien)
+        return hands, chien, ()
     if frozenset(deck_order) != _CARDS:
         raise ValueError(_BAD_DECK)
     piles = [[[0] * PACKET for _ in range(PILES)] for _ in range(config.seats)]
     for card, dest, pos in zip(deck_order, *_layout(2, False, dealer), strict=True):
         if pos is not None:
             piles[dest][pos[0]][pos[1]] = card
-    return Deal(hands, chien, tuple(tuple(tuple(p) for p in ps) for ps in piles))
+    return hands, chien, tuple(tuple(tuple(p) for p in ps) for ps in piles)
 
 
 def check_deal(

@@ -106,6 +106,7 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import itemgetter
 from typing import Final, NamedTuple, cast
 
 from tarot_p2p.rules.actions import (
@@ -152,15 +153,15 @@ from tarot_p2p.rules.deal import (
     check_deal,
     check_seat,
     chien_size,
-    deal_cards,
+    dealt,
     hand_size,
 )
 from tarot_p2p.rules.scoring import (
     Contract,
     HandOutcome,
     Side,
-    score_hand,
     score_misere_deal,
+    score_refereed,
     unchecked_outcome,
 )
 from tarot_p2p.rules.scoring import Poignee as PoigneeBonus
@@ -175,7 +176,11 @@ class Phase(enum.IntEnum):
     DONE = 5
 
 
+# The phases as module globals, which the hot paths read faster than an enum's attributes.
 _BIDDING: Final = Phase.BIDDING
+_CALL: Final = Phase.CALL
+_DISCARD: Final = Phase.DISCARD
+_GO: Final = Phase.GO
 _PLAYING: Final = Phase.PLAY
 _DONE: Final = Phase.DONE
 
@@ -208,76 +213,55 @@ ABOVE: Final[tuple[CardSet, ...]] = tuple(
 """For a trump, the trumps above it."""
 
 _TRUMPS_OR_EXCUSE: Final = TRUMP_MASK | EXCUSE_MASK
+_PETIT_MASK: Final = 1 << PETIT
+_PLAIN: Final = FULL_DECK & ~(TRUMP_MASK | KING_MASK | OUDLER_MASK)
+"""The cards the taker may discard freely: no trump, king nor oudler."""
+_PLAIN_TRUMPS: Final = TRUMP_MASK & ~OUDLER_MASK
+"""The trumps he may discard when he cannot do otherwise."""
+_TRUMP_BITS: Final = TRUMP_MASK >> 56
+"""The trumps in a mask shifted right by 56 (the Excuse is the bit above them)."""
+_SHIFTED_EXCUSE: Final = EXCUSE_MASK >> 56
 
 
 class _Lister:
     """Lists the actions of the cards of a mask, lowest card first (``actions[card]`` is a
-    card's action), appending them to a list.
+    card's action).
 
     Why this shape: listing the legal cards is the engine's most frequent query (every move
-    of every playout of the strong bot). Walking the bits costs a loop turn per card;
-    instead the deck is cut into six chunks (the four suits, two halves of the trumps with
-    the Excuse in the high one), and each chunk's bit pattern indexes a table of the tuple
-    of its actions, filled on first use (at most 2**14 patterns a suit). The six chunks are
-    written out rather than looped over, and the tables are lists rather than dicts: both
-    measured about three times faster than a loop over dicts (``benchmarks/rules_bench.py``).
-    A cache of whole masks costs more in memory traffic than it saves. When the cards lie
-    among the trumps and the Excuse, :attr:`trumps` reads only those chunks; when they lie
-    in one suit (following a trick), :meth:`State.legal_actions` reads that suit's table
-    (:attr:`tables`, filled by :attr:`fill`) itself."""
+    of every playout of the strong bot). Walking the bits costs a loop turn and a
+    big-number operation per card; instead :attr:`all` cuts the mask into its ten bytes
+    with one C call (``int.to_bytes``), each byte indexes a table of the tuple of its cards'
+    actions (ten tables of 256 entries, made here), and the ten tuples are unpacked into
+    the list in one expression. That took a third fewer instructions (callgrind) than the
+    six chunks of 14 bits it replaced, cut from the big number with shifts and masks into
+    tables filled on first use: each operation on a number of more than 64 bits allocates
+    one. When the cards lie among the trumps and the Excuse (bytes 7 to 9), :attr:`trumps`
+    reads those three tables only, from the mask shifted right by 56; when they lie in one
+    suit (following a trick), :meth:`State.legal_actions` reads the suit's own table
+    (:data:`_SUIT_PLAYS`)."""
 
-    __slots__ = ("all", "fill", "tables", "trumps")
+    __slots__ = ("all", "trumps")
 
     def __init__(self, actions: Sequence[Action]) -> None:
-        t0, t1, t2, t3, t4, t5 = tables = [
-            cast(list[tuple[Action, ...] | None], [None] * (1 << w))
-            for w in (14, 14, 14, 14, 11, 11)
-        ]
-        shifts = (0, 14, 28, 42, 56, 67)
+        t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = (
+            tuple(
+                tuple(actions[c] for c in range(8 * k, min(8 * k + 8, DECK_SIZE)) if b >> c % 8 & 1)
+                for b in range(256)
+            )
+            for k in range(10)
+        )
 
-        def fill(chunk: int, part: int) -> tuple[Action, ...]:
-            """The entry of ``part`` (not 0): the entry of its lower cards, filled first
-            when missing, and its highest card's action (one tuple built per entry, which
-            mattered: random hands keep meeting new patterns)."""
-            top = part.bit_length() - 1
-            lower = part ^ (1 << top)
-            table = tables[chunk]
-            head = (table[lower] or fill(chunk, lower)) if lower else ()
-            listed = table[part] = (*head, actions[shifts[chunk] + top])
-            return listed
+        def listed(mask: CardSet) -> list[Action]:
+            b0, b1, b2, b3, b4, b5, b6, b7, b8, b9 = mask.to_bytes(10, "little")
+            return [
+                *t0[b0], *t1[b1], *t2[b2], *t3[b3], *t4[b4],
+                *t5[b5], *t6[b6], *t7[b7], *t8[b8], *t9[b9],
+            ]  # fmt: skip
 
-        def trumps(mask: CardSet, out: list[Action]) -> list[Action]:
-            p = mask >> 56 & 0x7FF
-            if p:
-                out += t4[p] or fill(4, p)
-            p = mask >> 67
-            if p:
-                out += t5[p] or fill(5, p)
-            return out
+        def trumps(held: int) -> list[Action]:
+            """The trumps and the Excuse of a mask shifted right by 56."""
+            return [*t7[held & 255], *t8[held >> 8 & 255], *t9[held >> 16]]
 
-        def listed(mask: CardSet, out: list[Action]) -> list[Action]:
-            p = mask & 0x3FFF
-            if p:
-                out += t0[p] or fill(0, p)
-            p = mask >> 14 & 0x3FFF
-            if p:
-                out += t1[p] or fill(1, p)
-            p = mask >> 28 & 0x3FFF
-            if p:
-                out += t2[p] or fill(2, p)
-            p = mask >> 42 & 0x3FFF
-            if p:
-                out += t3[p] or fill(3, p)
-            p = mask >> 56 & 0x7FF
-            if p:
-                out += t4[p] or fill(4, p)
-            p = mask >> 67
-            if p:
-                out += t5[p] or fill(5, p)
-            return out
-
-        self.tables: Final = tables
-        self.fill: Final = fill
         self.all: Final = listed
         self.trumps: Final = trumps
 
@@ -285,14 +269,30 @@ class _Lister:
 _PLAYS: Final = _Lister(PLAY)
 _list_plays: Final = _PLAYS.all
 _list_trump_plays: Final = _PLAYS.trumps
-_PLAY_TABLES: Final = _PLAYS.tables
-_fill_plays: Final = _PLAYS.fill
+_SUIT_PLAYS: Final = [cast(list[tuple[Play, ...] | None], [None] * (1 << 14)) for _ in range(4)]
+"""By suit, by the pattern of the suit's 14 bits, the tuple of those cards' actions: filled
+on first use (at most 2**14 patterns a suit), so that following a suit is one look-up."""
+
+
+def _fill_suit(suit: int, part: int) -> tuple[Play, ...]:
+    """The entry of ``part`` (not 0) in ``suit``'s table: the entry of its lower cards,
+    filled first when missing, and its highest card's action (one tuple built per entry,
+    which mattered: random hands keep meeting new patterns)."""
+    top = part.bit_length() - 1
+    lower = part ^ (1 << top)
+    table = _SUIT_PLAYS[suit]
+    head = (table[lower] or _fill_suit(suit, lower)) if lower else ()
+    listed = table[part] = (*head, PLAY[suit * 14 + top])
+    return listed
+
+
 _SUIT_SHIFT: Final = (0, 14, 28, 42)
 _FOLLOWED: Final = (*SUIT_MASK, 0, 0)
 """By the suit led, the cards that follow it among the four suits: none when trumps were
 led (4) nor before a card sets the suit (-1, the last entry)."""
 _list_discards: Final = _Lister(DISCARD).all
 _PLAY_EXCUSE: Final = PLAY[EXCUSE]
+_PLAY_OF: Final = PLAY.__getitem__
 
 
 class IllegalAction(ValueError):
@@ -385,7 +385,7 @@ def _seating(config: TableConfig, dealer: int) -> _Seating:
 
 
 class Trick(NamedTuple):
-    """A finished trick (a named tuple: one is made per trick, so it must be cheap)."""
+    """A finished trick (a named tuple, made by :attr:`State.tricks` when asked for)."""
 
     leader: int
     cards: tuple[int, ...]
@@ -395,7 +395,12 @@ class Trick(NamedTuple):
     last trick by a side that took every other trick, wins it."""
 
 
+_BID_CONTRACT: Final = itemgetter(1)
+"""A bid's contract, read in C (no lambda call per bid)."""
+_CONTRACT_OF: Final = {int(c): c for c in Contract}
+"""Each contract by its number: a dict look-up, not the enum's Python-level call."""
 _new_tuple: Final = tuple.__new__
+"""Makes a :class:`Trick` without the named tuple's own ``__new__``, a Python-level call."""
 _SIDES: Final = (Side.ATTACK, Side.DEFENCE)
 _BITS: Final = list(BIT)
 
@@ -448,7 +453,11 @@ class State:
 
     __slots__ = (
         "_bids",
-        "_history",
+        "_calls",
+        "_cards",
+        "_first_leader",
+        "_hand_end",
+        "_known_play",
         "_lead_suit",
         "_legal_cache",
         "_miseres",
@@ -461,8 +470,8 @@ class State:
         "_rotation",
         "_speaker",
         "_top_bid",
-        "_trick",
         "_trick_leader",
+        "_winners",
         "_won",
         "called",
         "chelem_announced",
@@ -483,12 +492,10 @@ class State:
         "phase",
         "piles",
         "played",
-        "played_by",
         "pool",
         "taker",
         "taker_pool",
         "tops",
-        "tricks",
         "void",
     )
 
@@ -505,13 +512,14 @@ class State:
         self.config = config
         self.game = game
         self.dealer = dealer
-        self.hands = [h or 0 for h in hands]
         if None in hands:
+            self.hands = [h or 0 for h in hands]
             self.hidden = [
                 (game.hand_size if s in self._order else 0) if h is None else 0
                 for s, h in enumerate(hands)
             ]
         else:
+            self.hands = list(hands)  # type: ignore[arg-type]  # (no None in it here)
             self.hidden = [0] * game.seats
         self.chien_known = chien is not None
         self.chien = chien or 0
@@ -519,14 +527,16 @@ class State:
         for h in self.hands:
             known |= h
         # Two players: piles from the bottom card up, -1 for a card this state does not see.
-        self.piles = [[[-1 if c is None else c for c in p] for p in ps] for ps in piles]
+        self.piles = []
         self.tops = [0] * game.seats
-        for seat, ps in enumerate(self.piles):
-            for p in ps:
-                for c in p:
-                    if c >= 0:
-                        known |= 1 << c
-                self.tops[seat] |= 1 << p[-1]
+        if piles:
+            self.piles = [[[-1 if c is None else c for c in p] for p in ps] for ps in piles]
+            for seat, ps in enumerate(self.piles):
+                for p in ps:
+                    for c in p:
+                        if c >= 0:
+                            known |= 1 << c
+                    self.tops[seat] |= 1 << p[-1]
         self.pool = FULL_DECK & ~known
         self.taker_pool = 0
         self.ecart = 0
@@ -546,37 +556,99 @@ class State:
         self.petit_chelem_announced = False
         self._poignees: list[tuple[int, CardSet]] = []
         self._miseres: list[tuple[int, MisereKind]] = []
-        self.tricks: list[Trick] = []
-        self._trick: list[int] = []
-        self._trick_leader = self._order[0]
+        # The play is kept as the cards in the order played and the winner of each trick
+        # (with the first leader, that says who played each card): the least written at
+        # every card. The tricks, who played what and the history are worked out from them
+        # when asked for (:attr:`tricks`, :attr:`played_by`, :meth:`history`), which the
+        # engine itself does only to count a hand.
+        self._cards: list[int] = []
+        self._winners: list[int] = []
+        self._first_leader = self._trick_leader = self._order[0]
+        # Where the last trick ends in ``_cards``.
+        self._hand_end = game.tricks * game.players
         self._lead_suit = -1
         self._players = game.players
         self._pile_game = game.piles
         self.played = 0
-        self.played_by = [0] * game.seats
         # The cards of the tricks each seat took, and those played before the current
         # trick: kept as the tricks end so that counting a hand reads four masks instead of
         # going through the tricks again (the count ends every playout of the strong bot).
         self._won = [0] * game.seats
         self._played_before = 0
         self.void: Void | None = None
-        self._history: list[Action] = []
+        # The moves other than cards, each with the number of cards played before it.
+        self._calls: list[tuple[int, Action]] = []
         # The legal cards of the current player once listed (0: not yet), so that
         # apply_action checks a listed card with one bit test.
         self._legal_cache = 0
-        self._open_play = False
+        self._open_play = self._known_play = False
 
     # ------------------------------------------------------------------ queries
 
     def current_player(self) -> int:
-        return TERMINAL if self.phase is Phase.DONE else self.current
+        return TERMINAL if self.phase is _DONE else self.current
 
     def is_terminal(self) -> bool:
         return self.phase is _DONE
 
     def history(self) -> list[Action]:
-        """The actions applied so far, in order (replayable on a fresh state)."""
-        return list(self._history)
+        """The actions applied so far, in order (replayable on a fresh state): the moves
+        other than cards with, between them, the cards played (as the canonical
+        :data:`PLAY` actions, equal to those applied)."""
+        out: list[Action] = []
+        cards = self._cards
+        done = 0
+        for at, action in self._calls:
+            out += map(_PLAY_OF, cards[done:at])
+            done = at
+            out.append(action)
+        out += map(_PLAY_OF, cards[done:])
+        return out
+
+    @property
+    def tricks(self) -> list[Trick]:
+        """The finished tricks, in order (a new list at each call, built from the cards
+        played and the winners: see ``__init__``)."""
+        cards = self._cards
+        n = self._players
+        out = []
+        leader = self._first_leader
+        for start, winner in zip(range(0, len(cards), n), self._winners, strict=False):
+            out.append(_new_tuple(Trick, (leader, tuple(cards[start : start + n]), winner)))
+            leader = winner
+        return out
+
+    @property
+    def played_by(self) -> list[CardSet]:
+        """The cards each seat played so far (a new list at each call, built from the cards
+        played and the winners: see ``__init__``)."""
+        out = [0] * self.game.seats
+        cards = self._cards
+        n = self._players
+        rotation = self._rotation
+        for start, leader in zip(
+            range(0, len(cards), n), (self._first_leader, *self._winners), strict=False
+        ):
+            for s, c in zip(rotation[leader], cards[start : start + n], strict=False):
+                out[s] |= 1 << c
+        return out
+
+    def _player_of(self, card: int) -> int:
+        """Who played ``card``, which was played."""
+        i = self._cards.index(card)
+        t, k = divmod(i, self._players)
+        return self._rotation[self._winners[t - 1] if t else self._first_leader][k]
+
+    def _holder(self, card: int) -> int | None:
+        """Who holds (as far as this state knows) or played ``card``; ``None``: nobody
+        known to."""
+        if self.played >> card & 1:
+            return self._player_of(card)
+        return next((s for s in self._order if self.hands[s] >> card & 1), None)
+
+    def _trick_cards(self) -> list[int]:
+        """The cards of the current trick, in playing order."""
+        return self._cards[len(self._winners) * self._players :]
 
     def clone(self) -> State:
         """An independent copy, to try moves on without touching this position (a peer
@@ -598,11 +670,8 @@ class State:
         c = self.called
         if c is None:
             return None
-        bit = 1 << c
-        for s in self._order:
-            if (self.hands[s] | self.played_by[s]) & bit and s != self.taker:
-                return s
-        return None
+        holder = self._holder(c)
+        return None if holder == self.taker else holder
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the current player, in a deterministic order.
@@ -611,62 +680,60 @@ class State:
         player's first card, one canonical poignée per level is listed (the lowest trumps,
         the Excuse only when it must stand in); :meth:`apply_action` accepts any valid one.
         """
-        seat = self.current
         if self._open_play:
             # The rules of the card play, as in _legal_mask, with each case listed from the
-            # fewest tables: following a suit, one look-up.
-            h = self.hands[seat]
+            # fewest tables (following a suit, one look-up) and no announcement to add.
+            h = self.hands[self.current]
             suit = self._lead_suit
             follow = h & _FOLLOWED[suit]
-            cards: Sequence[Action]
             if follow:
                 part = follow >> _SUIT_SHIFT[suit]
-                cards = _PLAY_TABLES[suit][part] or _fill_plays(suit, part)
-                if h & EXCUSE_MASK:
-                    follow |= EXCUSE_MASK
-                    cards = (*cards, _PLAY_EXCUSE)
+                cards = _SUIT_PLAYS[suit][part] or _fill_suit(suit, part)
+                if h >= EXCUSE_MASK:  # (the Excuse is the highest card: no number made)
+                    self._legal_cache = follow | EXCUSE_MASK
+                    return [*cards, _PLAY_EXCUSE]
                 self._legal_cache = follow
-            elif suit >= 0 and h & TRUMP_MASK:
-                in_trick = self.played ^ self._played_before
-                mask = _trumps_to_play(h & TRUMP_MASK, in_trick) | (h & EXCUSE_MASK)
-                self._legal_cache = mask
-                cards = _list_trump_plays(mask, [])
-            else:
-                self._legal_cache = h
-                cards = _list_plays(h, [])
-            # Announcements come before one's first card, so never after the first trick.
-            if self.tricks or self.played_by[seat] or self.taker is None:
-                return cards if type(cards) is list else [*cards]
-            return [*self._announcements(seat), *cards]
+                return [*cards]
+            if suit >= 0:
+                held = h >> 56
+                if held & _TRUMP_BITS:
+                    mask = _trumps_to_play(held, (self.played ^ self._played_before) >> 56)
+                    self._legal_cache = mask << 56
+                    return _list_trump_plays(mask)
+            self._legal_cache = h
+            return _list_plays(h)
+        seat = self.current
         phase = self.phase
+        if phase is _BIDDING:
+            if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
+                return [PETIT_SEC]
+            return [BIDS[0], *BIDS[self._top_bid + 1 :]]
         if phase is _PLAYING and not self.hidden[seat]:
             if self._pile_game and self.pending_piles(seat):
                 raise IncompleteInformation("a pile card turned up must be revealed first")
             mask = self._legal_mask()
-            if self.played_by[seat] or self.taker is None:
-                return _list_plays(mask, [])
-            return _list_plays(mask, self._announcements(seat))
+            # Announcements come before one's first card, so never after the first trick
+            # (during the first, the seat to play has played none).
+            if self._winners or self.taker is None:
+                return _list_plays(mask)
+            return [*self._announcements(seat), *_list_plays(mask)]
         if self._pile_game and phase is _PLAYING and self.pending_piles(seat):
             raise IncompleteInformation("a pile card turned up must be revealed first")
-        if phase is Phase.DONE:
+        if phase is _DONE:
             return []
-        if self.hidden[seat] and phase is not Phase.BIDDING and phase is not Phase.GO:
+        if self.hidden[seat] and phase is not _GO:
             raise IncompleteInformation(f"seat {seat}'s hand is not known to this state")
-        if phase is Phase.BIDDING:
-            if not self.hidden[seat] and _is_petit_sec(self.hands[seat]):
-                return [PETIT_SEC]
-            return [BIDS[0], *BIDS[self._top_bid + 1 :]]
-        if phase is Phase.CALL:
+        if phase is _CALL:
             return [CallCard(c) for c in cards_of(_callable(self.hands[seat]))]
-        if phase is Phase.DISCARD:
-            return _list_discards(self._discardable(), [])
+        if phase is _DISCARD:
+            return _list_discards(self._discardable())
         if self.config.petit_chelem:
             return [Go(False), Go(True), Go(False, True)]
         return [Go(False), Go(True)]
 
     def legal_play_mask(self) -> CardSet:
         """Cards the current player may play (play phase, known hand): the fast path."""
-        if self.phase is not Phase.PLAY or self.hidden[self.current]:
+        if self.phase is not _PLAYING or self.hidden[self.current]:
             raise IncompleteInformation("no known hand to play from")
         return self._legal_mask()
 
@@ -683,12 +750,11 @@ class State:
             mask = h
         else:
             follow = h & SUIT_MASK[suit] if suit != TRUMP_SUIT else 0
-            trumps = h & TRUMP_MASK
             if follow:
                 mask = follow | (h & EXCUSE_MASK)
-            elif trumps:
+            elif h & TRUMP_MASK:
                 in_trick = self.played ^ self._played_before
-                mask = _trumps_to_play(trumps, in_trick) | (h & EXCUSE_MASK)
+                mask = _trumps_to_play(h >> 56, in_trick >> 56) << 56
             else:
                 mask = h
         if not self._pile_game:
@@ -715,10 +781,10 @@ class State:
 
     def _discardable(self) -> CardSet:
         h = self.hands[self.current]
-        plain = h & ~(TRUMP_MASK | KING_MASK | OUDLER_MASK)
+        plain = h & _PLAIN
         if plain.bit_count() >= self.discards_left:
             return plain
-        return plain | (h & TRUMP_MASK & ~OUDLER_MASK)
+        return plain | (h & _PLAIN_TRUMPS)
 
     # ------------------------------------------------------------------ moves
 
@@ -741,37 +807,59 @@ class State:
             else:
                 bit = self._take_played(seat, card)
             self.played |= bit
-            self.played_by[seat] |= bit
             self._legal_cache = 0
-            trick = self._trick
-            trick.append(card)
+            cards = self._cards
+            cards.append(card)
             if self._lead_suit < 0 and card != EXCUSE:
                 self._lead_suit = SUIT_OF[card]  # the Excuse led, the next card sets the suit
-            if len(trick) < self._players:
-                self.current = self.next_seat[seat]
+            # The trick is complete when its leader would play next.
+            nxt = self.next_seat[seat]
+            leader = self._trick_leader
+            if nxt != leader:
+                self.current = nxt
+                return
+            # It goes to its winner, who leads next (written out here too: once a trick).
+            end = len(cards)
+            start = end - self._players
+            played = self.played
+            taken = played ^ self._played_before
+            last = end == self._hand_end
+            if last and cards[start] == EXCUSE and self._excuse_closes_chelem():
+                winner = leader
             else:
-                self._end_trick()
-            self._history.append(action)
+                # The highest trump, else the highest card of the suit led: read from the
+                # trick's cards once it is complete rather than compared card by card.
+                best = (taken & TRUMP_MASK or taken & SUIT_MASK[self._lead_suit]).bit_length() - 1
+                winner = self._rotation[leader][cards.index(best, start) - start]
+            self._winners.append(winner)
+            self._won[winner] |= taken
+            self._played_before = played
+            self._open_play = self._known_play
+            self._lead_suit = -1
+            self._trick_leader = self.current = winner
+            if last:
+                self.phase = _DONE
+                self._open_play = False
             return
-        if phase is Phase.DONE:
+        if phase is _DONE:
             raise IllegalAction("hand-over", "the hand is over")
-        elif phase is Phase.BIDDING and type(action) is Bid:
+        elif phase is _BIDDING and type(action) is Bid:
             self._bid(action.contract)
-        elif phase is Phase.BIDDING and type(action) is PetitSec:
+        elif phase is _BIDDING and type(action) is PetitSec:
             self._petit_sec()
-        elif phase is Phase.CALL and type(action) is CallCard:
+        elif phase is _CALL and type(action) is CallCard:
             self._call(action.card)
-        elif phase is Phase.DISCARD and type(action) is Discard:
+        elif phase is _DISCARD and type(action) is Discard:
             self._discard(action.card)
-        elif phase is Phase.GO and type(action) is Go:
+        elif phase is _GO and type(action) is Go:
             self._go(action.chelem, action.petit_chelem)
-        elif phase is Phase.PLAY and type(action) is Poignee:
+        elif phase is _PLAYING and type(action) is Poignee:
             self._poignee(action.cards)
-        elif phase is Phase.PLAY and type(action) is Misere:
+        elif phase is _PLAYING and type(action) is Misere:
             self._misere(action.kind)
         else:
             raise IllegalAction("wrong-phase", f"{action} is not a move of the {phase.name} phase")
-        self._history.append(action)
+        self._calls.append((len(self._cards), action))
 
     def _bid(self, contract: int) -> None:
         seat = self.current
@@ -795,11 +883,11 @@ class State:
             else:
                 self._end_void(Void.ALL_PASS)
             return
-        best = max(self._bids, key=lambda b: b[1])
-        self.taker, self.contract = best[0], Contract(best[1])
+        best = max(self._bids, key=_BID_CONTRACT)
+        self.taker, self.contract = best[0], _CONTRACT_OF[best[1]]
         self.current = self.taker
         if self.game.called_king:
-            self.phase = Phase.CALL
+            self.phase = _CALL
         else:
             self._after_call()
 
@@ -812,7 +900,7 @@ class State:
 
     def _end_void(self, why: Void) -> None:
         self.void = why
-        self.phase = Phase.DONE
+        self.phase = _DONE
 
     def _call(self, card: int) -> None:
         seat = self.current
@@ -836,9 +924,9 @@ class State:
             else:
                 self.hands[taker] |= self.chien
             self.discards_left = self.game.chien_size
-            self.phase = Phase.DISCARD
+            self.phase = _DISCARD
         else:
-            self.phase = Phase.GO
+            self.phase = _GO
 
     def _discard(self, card: int) -> None:
         seat = self.current
@@ -876,7 +964,7 @@ class State:
         self.discards_left -= 1
         self._legal_cache = 0
         if not self.discards_left:
-            self.phase = Phase.GO
+            self.phase = _GO
 
     def _take_from(self, seat: int, card: int) -> None:
         """Remove ``card`` from ``seat``'s hand, which must be able to hold it."""
@@ -902,24 +990,27 @@ class State:
         self._start_play(self.taker if chelem else self._order[0])
 
     def _start_play(self, leader: int) -> None:
-        self.phase = Phase.PLAY
+        self.phase = _PLAYING
         # The play phase of a position whose every hand is known, without piles: the
-        # shortest path of legal_actions. It stays so (a hand is never hidden again once
+        # shortest path of legal_actions once no announcement may be made (from the second
+        # trick; at once in a misère deal). It stays so (a hand is never hidden again once
         # the play starts) until the hand ends.
-        self._open_play = not self._pile_game and not any(self.hidden)
-        self._trick_leader = leader
+        self._known_play = not self._pile_game and not any(self.hidden)
+        self._open_play = self._known_play and self.taker is None
+        self._first_leader = self._trick_leader = leader
         self.current = leader
         self._legal_cache = 0
 
-    def _check_announce_window(self, seat: int) -> None:
-        if self.played_by[seat]:
+    def _check_announce_window(self) -> None:
+        """Before the seat to play has played a card (so during the first trick)."""
+        if self._winners:
             raise IllegalAction("announce-late", "announcements are made before one's first card")
         if self.taker is None:
             raise IllegalAction("announce-misere-deal", "no announcements in a misère deal")
 
     def _poignee(self, cards: CardSet) -> None:
         seat = self.current
-        self._check_announce_window(seat)
+        self._check_announce_window()
         if any(s == seat for s, _ in self._poignees):
             raise IllegalAction("poignee-twice", "one poignée per player")
         if type(cards) is not int or cards & ~_TRUMPS_OR_EXCUSE or cards <= 0:
@@ -960,7 +1051,7 @@ class State:
         seat = self.current
         if not self.config.misere:
             raise IllegalAction("misere-off", "this table does not play misères")
-        self._check_announce_window(seat)
+        self._check_announce_window()
         if not isinstance(kind, MisereKind):
             raise IllegalAction("misere", f"no misère {kind!r}")
         if (seat, kind) in self._miseres:
@@ -991,32 +1082,6 @@ class State:
             self._take_from(seat, card)
         return bit
 
-    def _end_trick(self) -> None:
-        """Every player has played to the trick: it goes to its winner, who leads next."""
-        trick = self._trick
-        leader = self._trick_leader
-        tricks = self.tricks
-        played = self.played
-        taken = played ^ self._played_before
-        last = len(tricks) + 1 == self.game.tricks
-        if last and trick[0] == EXCUSE and self._excuse_closes_chelem():
-            winner = leader
-        else:
-            # The highest trump, else the highest card of the suit led: read from the
-            # trick's cards once it is complete rather than compared card by card.
-            best = (taken & TRUMP_MASK or taken & SUIT_MASK[self._lead_suit]).bit_length() - 1
-            winner = self._rotation[leader][trick.index(best)]
-        # tuple.__new__ directly: the named tuple's own __new__ is a Python-level call.
-        tricks.append(_new_tuple(Trick, (leader, tuple(trick), winner)))
-        self._won[winner] |= taken
-        self._played_before = played
-        self._trick = []
-        self._lead_suit = -1
-        self._trick_leader = self.current = winner
-        if last:
-            self.phase = _DONE
-            self._open_play = False
-
     def _excuse_closes_chelem(self) -> bool:
         """The Excuse, led to the last trick, wins it when its side took every other trick
         (FFT: in a chelem the Excuse wins the last trick); there are no sides in a misère
@@ -1024,7 +1089,7 @@ class State:
         if self.taker is None:
             return False
         side = self._side(self._trick_leader)
-        return all(self._side(t.winner) is side for t in self.tricks)
+        return all(self._side(w) is side for w in self._winners)
 
     def _turn_up(self, seat: int, card: int) -> None:
         """``card`` leaves the top of one of ``seat``'s piles: the next card shows."""
@@ -1113,7 +1178,7 @@ class State:
 
     def reveal_ecart(self, cards: CardSet) -> None:
         """The whole écart became known (at the end of the hand)."""
-        if self.phase in (Phase.BIDDING, Phase.CALL, Phase.DISCARD):
+        if self.phase in (_BIDDING, _CALL, _DISCARD):
             raise IncompleteInformation("the écart is not made yet")
         if type(cards) is not int or cards < 0 or cards & ~FULL_DECK:
             raise IllegalAction("reveal", f"not a card set: {cards!r}")
@@ -1142,7 +1207,7 @@ class State:
 
     def _outcome(self, make: Callable[..., HandOutcome]) -> HandOutcome | None:
         """:meth:`outcome`, its fields given to ``make`` (``HandOutcome`` checks them)."""
-        if self.phase is not Phase.DONE:
+        if self.phase is not _DONE:
             raise IncompleteInformation("the hand is not over")
         if self.void is not None or self.taker is None:
             return None
@@ -1156,16 +1221,16 @@ class State:
         def side(seat: int) -> Side:
             return Side.ATTACK if seat in (taker, partner) else Side.DEFENCE
 
-        last = self.tricks[-1]
+        cards, n, winners = self._cards, self._players, self._winners
         petit_au_bout: Side | None = None
-        if PETIT in last.cards:
-            petit_au_bout = side(last.winner)
-        elif excuse_closed and PETIT in self.tricks[-2].cards:
-            petit_au_bout = side(self.tricks[-2].winner)
+        if PETIT in cards[-n:]:
+            petit_au_bout = side(winners[-1])
+        elif excuse_closed and PETIT in cards[-2 * n : -n]:
+            petit_au_bout = side(winners[-2])
         petit_chelem: Side | None = None
         if self.config.petit_chelem and chelem is None:
             for s in Side:
-                if sum(side(t.winner) is s for t in self.tricks) >= self.game.tricks - 3:
+                if sum(side(w) is s for w in winners) >= self.game.tricks - 3:
                     petit_chelem = s
         dead = self.dealer if self.game.seats > self.game.players else None
         return make(
@@ -1201,34 +1266,36 @@ class State:
             raise IncompleteInformation("the chien must be revealed to count the hand")
         if self.ecart_hidden:
             raise IncompleteInformation("the écart must be revealed to count the hand")
-        # Read from the cards each seat took and played (kept as the play went), not from
-        # the tricks: the count ends every playout of the strong bot.
+        # Read from the cards each seat took (kept as the play went), not from the tricks:
+        # the count ends every playout of the strong bot.
         won = self._won
-        played_by = self.played_by
+        # Who played the Excuse (-1 when it was not played: set aside in the chien).
+        excuse_by = self._player_of(EXCUSE) if self.played & EXCUSE_MASK else -1
         if misere_deal:
             piles = [m & ~EXCUSE_MASK for m in won]
             chelem = None
-            # The parties are the seats: the Excuse's player, and who took its trick (-1
-            # when it was not played: set aside in the chien).
-            owner = next((s for s, cards in enumerate(played_by) if cards & EXCUSE_MASK), -1)
+            # The parties are the seats: the Excuse's player, and who took its trick.
+            owner = excuse_by
             w = next((s for s, cards in enumerate(won) if cards & EXCUSE_MASK), -1)
         else:
             taker = self.taker
             assert taker is not None
-            attack, attack_played = won[taker], played_by[taker]
+            attack = won[taker]
             if partner is not None:
                 attack |= won[partner]
-                attack_played |= played_by[partner]
             # Every card played is in a trick taken by one side or the other.
             defence = self.played & ~attack
             chelem = None if attack and defence else _SIDES[not attack]
             piles = [attack & ~EXCUSE_MASK, defence & ~EXCUSE_MASK]
-            owner, w = int(not attack_played & EXCUSE_MASK), int(not attack & EXCUSE_MASK)
+            owner = int(excuse_by != taker and excuse_by != partner)
+            w = int(not attack & EXCUSE_MASK)
         adjust = [0] * len(piles)
-        last = self.tricks[-1]
-        excuse_closed = last.cards[0] == EXCUSE and last.winner == last.leader
+        n = self._players
+        last = self._cards[-n:]
+        # The last trick's leader is the one before's winner: the Excuse led takes it.
+        excuse_closed = last[0] == EXCUSE and self._winners[-1] == self._winners[-2]
         if self.played & EXCUSE_MASK:
-            if chelem is not None or EXCUSE not in last.cards:
+            if chelem is not None or EXCUSE not in last:
                 piles[owner] |= EXCUSE_MASK
                 if w != owner:
                     adjust[owner] -= 1
@@ -1249,14 +1316,14 @@ class State:
         """Half-points of each party once the hand is counted: (attack, defence) for a
         contract — the chien or écart included as the contract says — or one entry per
         seat in a misère deal (the chien set aside)."""
-        if self.phase is not Phase.DONE or self.void is not None:
+        if self.phase is not _DONE or self.void is not None:
             raise IncompleteInformation("not a finished, played hand")
         piles, adjust, _, _ = self._piles(self.partner())
         return tuple(half_points_of(p) + a for p, a in zip(piles, adjust, strict=True))
 
     def returns(self) -> tuple[int, ...]:
         """Score of each seat for this hand (zeros for a void deal); sums to zero."""
-        if self.phase is not Phase.DONE:
+        if self.phase is not _DONE:
             raise IncompleteInformation("the hand is not over")
         if self.void is not None:
             return (0,) * self.game.seats
@@ -1265,7 +1332,7 @@ class State:
             return score_misere_deal(self.config, self.half_points(), dead)
         outcome = self._outcome(unchecked_outcome)
         assert outcome is not None
-        return score_hand(self.config, outcome)
+        return score_refereed(self.config, outcome)
 
     # ------------------------------------------------------------------ observation
 
@@ -1285,7 +1352,7 @@ class State:
                 and self.contract <= Contract.GARDE
                 and bool(self.chien & bit)
             )
-            mine = (self.hands[seat] | self.played_by[seat]) & bit
+            mine = self._holder(called) == seat
             if public or (seat == taker and mine):
                 partner, partner_known = holder, True
             elif seat != taker and mine:
@@ -1298,14 +1365,11 @@ class State:
             if self.chien_known
             and self.contract is not None
             and self.contract <= Contract.GARDE
-            and self.phase > Phase.CALL
+            and self.phase > _CALL
             else None
         )
-        trick_seats = []
-        s = self._trick_leader
-        for _ in self._trick:
-            trick_seats.append(s)
-            s = self.next_seat[s]
+        trick = self._trick_cards()
+        trick_seats = self._rotation[self._trick_leader][: len(trick)]
         return Observation(
             seat=seat,
             players=self.game.players,
@@ -1329,9 +1393,9 @@ class State:
             poignees=tuple(self._poignees),
             miseres=tuple(self._miseres),
             tricks=tuple(self.tricks),
-            trick_leader=self._trick_leader if self.phase is Phase.PLAY else None,
-            trick=tuple(self._trick),
-            trick_seats=tuple(trick_seats),
+            trick_leader=self._trick_leader if self.phase is _PLAYING else None,
+            trick=tuple(trick),
+            trick_seats=trick_seats,
             tops=tuple(self.tops) if self.piles else (),
             pile_sizes=tuple(tuple(len(p) for p in ps) for ps in self.piles),
             played=self.played,
@@ -1348,16 +1412,20 @@ def _lowest(mask: CardSet, k: int) -> CardSet:
     return out
 
 
-def _trumps_to_play(trumps: CardSet, in_trick: CardSet) -> CardSet:
-    """Of a player's ``trumps``, those he must play to a trick (holding the cards
-    ``in_trick``) that he cannot follow or that was led with a trump: the ones above every
-    trump in it (the bits above its highest trump), or any when he cannot overtrump."""
-    above = (in_trick & TRUMP_MASK).bit_length()
-    return trumps >> above << above or trumps
+def _trumps_to_play(held: int, in_trick: int) -> int:
+    """Of a player's trumps and Excuse ``held``, those he may play to a trick holding the
+    cards ``in_trick`` that he cannot follow or that was led with a trump: the trumps above
+    every trump in it (the bits above its highest trump), or any when he cannot overtrump,
+    and the Excuse. Both sets and the answer are masks shifted right by 56 (trump ``n`` is
+    bit ``n - 1``, the Excuse bit 21): small numbers, where each operation on a whole
+    mask of 78 bits would allocate one."""
+    trumps = held & _TRUMP_BITS
+    above = (in_trick & _TRUMP_BITS).bit_length()
+    return (trumps >> above << above or trumps) | (held & _SHIFTED_EXCUSE)
 
 
 def _is_petit_sec(hand: CardSet) -> bool:
-    return hand & _TRUMPS_OR_EXCUSE == 1 << PETIT
+    return hand & _TRUMPS_OR_EXCUSE == _PETIT_MASK
 
 
 def _misere_holds(kind: MisereKind, hand: CardSet) -> bool:
@@ -1380,8 +1448,7 @@ def _callable(hand: CardSet) -> CardSet:
 
 def new_hand(config: TableConfig, dealer: int, deck_order: Sequence[int]) -> State:
     """A fully known hand dealt from ``deck_order`` with the normative pattern."""
-    deal = deal_cards(config, dealer, deck_order)
-    return State(config, dealer, deal.hands, deal.chien, deal.piles)
+    return State(config, dealer, *dealt(config, dealer, deck_order))
 
 
 def from_hands(

@@ -55,7 +55,7 @@ def reference_legal_cards(state: State) -> list[int]:
     """The legal cards of the current (known) hand by the rules of the play, card by card."""
     seat = state.current
     held = [c for c in range(DECK_SIZE) if (state.hands[seat] | state.tops[seat]) >> c & 1]
-    led = [c for c in state._trick if c != EXCUSE]
+    led = [c for c in state.observation(seat).trick if c != EXCUSE]
     if not led:
         return held
     suit = SUIT_OF[led[0]]

@@ -475,7 +475,10 @@ class TableRunner:
 
     async def _prepare(self) -> None:
         """Make and send what we can of the next hand's opening (``table.md`` §1.6): the
-        secrets first, as for any message of ours."""
+        secrets first, as for any message of ours. Nothing while we take our seat back
+        from our files: the others may hold such a message of ours already (§7)."""
+        if self._rolling:
+            return
         peer = self.peer
         made = await self._run(peer.prepare)
         if made:
@@ -921,15 +924,16 @@ class TableRunner:
         if now - self._here_sent.get(request.member, -ANSWER_EVERY) < ANSWER_EVERY:
             return
         self._here_sent[request.member] = now
-        # First its own messages we keep early (a parallel round's, made before it
-        # stopped): it must wait for them to fill their slots, never sign them anew.
+        # First its own messages we keep early (a parallel round's, or the next hand's
+        # opening, made before it stopped): it must wait for them to fill their slots,
+        # never sign them anew.
         seat = self.peer.seat_of_member(request.member)
         for wire in self._early:
             try:
                 env = open_envelope(wire, table_id=self.peer.table_id, roster=None)
             except ProtocolError:
                 continue
-            if env.seat == seat and env.hand == self.peer.hand.hand:
+            if env.seat == seat and env.hand - self.peer.hand.hand in (0, 1):
                 await self._send(wire)
         await self._send(self.peer.roll_call(request.nonce, HERE_KIND))
 

@@ -341,9 +341,10 @@ async def test_a_seat_resumed_from_a_backup_signs_no_slot_twice(
 
 
 class BackupBeforeKey:
-    """A bot whose owner copies its transcript and secrets at each of its decisions of
-    deal 1 (the last copy: a backup taken before its key of deal 2), and whose process
-    dies at its first decision of deal 2."""
+    """A bot whose owner copies its transcript and secrets as its cards of deal 1 show (a
+    backup taken before its key of deal 2, which it makes from then on, table.md §1.6),
+    and whose process dies as its cards of deal 2 show (before it makes anything of deal
+    3)."""
 
     def __init__(self, files: SeatFiles) -> None:
         self.files = files
@@ -351,14 +352,13 @@ class BackupBeforeKey:
         self.bot = BotPolicy(1)
 
     async def decide(self, peer: Peer, refused: str | None) -> Decision:
-        if peer.hand.hand == 1:
-            self.copy = (self.files.transcript.read_bytes(), self.files.secrets.read_bytes())
-        elif peer.hand.hand > 1:
-            raise Crash
         return await self.bot.decide(peer, refused)
 
     async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
-        return None
+        if peer.hand.hand == 1 and peer.dealt is not None and self.copy is None:
+            self.copy = (self.files.transcript.read_bytes(), self.files.secrets.read_bytes())
+        elif peer.hand.hand > 1 and peer.dealt is not None:
+            raise Crash
 
 
 async def test_a_seat_whose_backup_lacks_its_key_of_the_deal_stops_in_words_and_plays_on(

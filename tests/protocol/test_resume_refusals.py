@@ -1,0 +1,93 @@
+"""``Peer.resume`` refuses secrets and identities that are not the file's, in words.
+
+Why: a seat taken back with another table's secrets, or another member's, would sign with
+keys the others do not expect (blamed for it), or as another seat. A mutation run of
+``protocol/peer.py`` found these checks reached by no test of its selection
+(``docs/mutation.md``): each is tried here alone, with the value next to it accepted.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.protocol.codec import decode, encode
+from tarot_p2p.protocol.peer import SECRETS_VERSION, Peer
+from tarot_p2p.protocol.table import Phase
+from tarot_p2p.protocol.transcript import file_header, file_record
+from tarot_p2p.rules.scoring import Contract
+from tests.protocol.harness import Bot, Table, make_table, one_deal, step
+
+BOT = Bot(contract=Contract.GARDE, seed=5)
+
+
+def at_keys(seed: bytes) -> Table:
+    """A table of 3 just past hand 1's key round: every seat has made and sent its key."""
+    table = make_table(one_deal(3), seed=seed)
+    while not (table.observer.hand.hand == 1 and table.observer.hand.phase is Phase.ESCROW):
+        step(table, BOT)
+    return table
+
+
+def file_of(peer: Peer) -> bytes:
+    return file_header(peer.table_id, peer.binding) + b"".join(
+        file_record(e) for e in peer.transcript
+    )
+
+
+def resume(table: Table, member: int, secrets: bytes | None, data: bytes | None = None) -> Peer:
+    return Peer.resume(
+        file_of(table.peers[member]) if data is None else data,
+        secrets,
+        identity=table.keys[member],
+        rng=DeterministicRandom(b"resumed"),
+    )
+
+
+def with_field(secrets: bytes, key: str, value: object) -> bytes:
+    fields = decode(secrets)
+    assert isinstance(fields, dict) and key in fields
+    return encode({**fields, key: value})
+
+
+def test_the_seats_own_secrets_are_taken_back() -> None:
+    table = at_keys(b"resume refusals")
+    for member in range(3):
+        back = resume(table, member, table.peers[member].export_secrets())
+        assert back.member == member and back.transcript.head == table.observer.transcript.head
+
+
+def test_without_secrets_the_member_is_found_by_its_identity() -> None:
+    table = make_table(one_deal(3), seed=b"resume refusals")
+    step(table, BOT)  # the set-up only: nobody has saved secrets yet
+    data = file_of(table.observer)
+    for member in range(3):
+        assert resume(table, member, None, data).member == member
+    stranger = make_table(one_deal(3), seed=b"another table").keys[1]
+    with pytest.raises(ValueError, match=r"^this identity has no seat at this table$"):
+        Peer.resume(data, None, identity=stranger, rng=DeterministicRandom(b"x"))
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("t", bytes(32)), ("v", SECRETS_VERSION + 1), ("v", SECRETS_VERSION - 1)],
+)
+def test_secrets_of_another_table_or_version_are_refused_in_words(key: str, value: object) -> None:
+    table = at_keys(b"resume refusals")
+    secrets = with_field(table.peers[1].export_secrets(), key, value)
+    with pytest.raises(ValueError, match=r"^the secrets are not of this version or of this table$"):
+        resume(table, 1, secrets)
+
+
+def test_secrets_of_a_member_past_the_roster_are_refused_in_words() -> None:
+    table = at_keys(b"resume refusals")
+    secrets = with_field(table.peers[2].export_secrets(), "m", 3)
+    with pytest.raises(ValueError, match=r"^member 3 is not in the roster$"):
+        resume(table, 2, secrets)
+
+
+def test_unreadable_secrets_are_refused_naming_the_field() -> None:
+    table = at_keys(b"resume refusals")
+    secrets = with_field(table.peers[0].export_secrets(), "t", bytes(31))
+    with pytest.raises(ValueError, match=r"^unreadable secrets: secrets\.t: "):
+        resume(table, 0, secrets)

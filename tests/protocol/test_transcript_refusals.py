@@ -1,0 +1,218 @@
+"""The transcript's checks at their edges: parallel rounds, a file's loose ``prev``, framing.
+
+Why a second file: ``test_transcript.py`` shows each verdict once; these tests pin what a
+mutation run of ``protocol/transcript.py`` found unguarded (``docs/mutation.md``): that a
+message of a parallel round is placed on the round's base and a later one is kept as
+early (not blamed), that a file's reader takes a ``prev`` back to its hand's start and no
+further, where the framing stops (a header alone, a record of 1 byte and of exactly
+``MAX_RECORD_LEN``, a record torn a few bytes short), and the evidence and words each
+refusal carries (a peer's log and an accusation are all that is left of a refusal).
+Everything goes through the public API; the messages are built here, in each test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tarot_p2p.protocol.envelope import seal
+from tarot_p2p.protocol.errors import SeatViolation, UnattributedMessage
+from tarot_p2p.protocol.transcript import (
+    FILE_MAGIC,
+    HEADER_LEN,
+    MAX_RECORD_LEN,
+    EarlyInRound,
+    RoundSlots,
+    Transcript,
+    TranscriptFileError,
+    TranscriptGap,
+    Verdict,
+    file_header,
+    file_record,
+    genesis_digest,
+    parse_file,
+    read_frames,
+)
+from tests.protocol.test_transcript import BINDING, KEYS, ROSTER, TABLE, msg, played
+
+HEADER = file_header(TABLE, BINDING)
+
+
+def in_round() -> Transcript:
+    """Hand 0 of two messages, then hand 1's first, then a round of seqs 1 to 3 on the
+    digest after those three (as the table opens one, ``table.md`` §1.4)."""
+    t = played(3)
+    t.round = RoundSlots(base=3, hand=1, seqs=range(1, 4))
+    return t
+
+
+def test_a_round_takes_each_message_on_its_base_in_seat_order() -> None:
+    t = in_round()
+    base = t.digest_after(3)
+    assert t.expected_prev == base
+    for seq, seat in ((1, 1), (2, 2), (3, 0)):
+        env = msg(t, seat, (1, seq), prev=base)
+        assert t.classify(env) is Verdict.NEXT
+        t.append(env)
+        assert t.expected_prev == base != t.head
+    with pytest.raises(SeatViolation, match="fork: message"):
+        t.classify(msg(t, 1, (1, 4)))  # the head is not the round's base
+
+
+def test_a_later_message_of_the_round_is_early_not_blamed() -> None:
+    t = in_round()
+    base = t.digest_after(3)
+    early = msg(t, 2, (1, 2), prev=base)
+    with pytest.raises(EarlyInRound) as info:
+        t.classify(early)
+    gap = info.value
+    assert gap.reason == "message (1, 2) of this round came early" == str(gap)
+    assert gap.raw == early.wire and gap.prev == base
+
+
+@pytest.mark.parametrize("slot", [(1, 4), (1, 5), (2, 1), (0, 3)])
+def test_a_slot_outside_the_round_on_its_base_is_blamed(slot: tuple[int, int]) -> None:
+    t = in_round()
+    wrong = msg(t, 1, slot, prev=t.digest_after(3))
+    with pytest.raises(SeatViolation, match="does not follow") as info:
+        t.classify(wrong)
+    assert info.value.seat == 1 and info.value.evidence == (wrong.wire,)
+
+
+def test_a_loose_reader_takes_a_prev_back_to_its_hands_start_and_no_further() -> None:
+    t = played(4)  # slots (0, 0), (0, 1), (1, 0), (1, 1): hand 1 starts after 2 messages
+    t.strict = False
+    at_start = msg(t, 2, (1, 2), prev=t.digest_after(2))
+    assert t.classify(at_start) is Verdict.NEXT
+    assert t.classify(msg(t, 2, (1, 2), prev=t.digest_after(3))) is Verdict.NEXT
+    before = msg(t, 2, (1, 2), prev=t.digest_after(1))
+    with pytest.raises(SeatViolation, match=r"fork: message \(1, 2\) built on message 1"):
+        t.classify(before)
+    # The first message of a hand has no start of its own: only the head will do.
+    with pytest.raises(SeatViolation, match=r"fork: message \(2, 0\) built on message 3"):
+        t.classify(msg(t, 2, (2, 0), prev=t.digest_after(3)))
+    assert t.classify(msg(t, 2, (2, 0))) is Verdict.NEXT
+    t.strict = True
+    with pytest.raises(SeatViolation, match="fork: message"):
+        t.classify(at_start)
+
+
+def test_a_file_holding_a_round_is_read() -> None:
+    """Messages of a round carry the round's base as ``prev``: a file's reader, which knows
+    no rounds, must take them (and the table's replay checks the base)."""
+    t = in_round()
+    base = t.digest_after(3)
+    for seq, seat in ((1, 1), (2, 2), (3, 0)):
+        t.append(msg(t, seat, (1, seq), prev=base))
+    t.round = None
+    t.append(msg(t, 1, (2, 0)))
+    data = HEADER + b"".join(file_record(e) for e in t)
+    parsed = parse_file(data, ROSTER)
+    assert parsed.transcript.head == t.head and len(parsed.transcript) == 7
+    assert parsed.transcript.strict is False
+
+
+def test_positions_and_the_binding_are_kept() -> None:
+    t = played(4)
+    assert t.binding == BINDING and t.table_id == TABLE
+    for count in range(5):
+        assert t.position(t.digest_after(count)) == count
+    assert t.position(bytes(32)) is None
+
+
+def test_a_gap_keeps_the_message_and_the_history_it_names() -> None:
+    t = played()
+    lost = msg(t, 1, (1, 3), prev=b"\x42" * 32)
+    with pytest.raises(TranscriptGap) as info:
+        t.classify(lost)
+    assert type(info.value) is TranscriptGap
+    assert info.value.reason == "message (1, 3) built on an unknown history"
+    assert info.value.raw == lost.wire and info.value.prev == b"\x42" * 32
+
+
+def test_another_tables_message_is_kept_for_the_log_unblamed() -> None:
+    t = played()
+    other = Transcript(bytes(32), BINDING)
+    foreign = seal(
+        KEYS[0], table_id=bytes(32), hand=0, seq=0, seat=0, prev=other.head, kind="m", body={}
+    )
+    with pytest.raises(UnattributedMessage) as info:
+        t.classify(foreign)
+    assert info.value.reason == "message for another table" and info.value.raw == foreign.wire
+
+
+def test_a_slot_of_another_seat_keeps_the_intruder_as_evidence() -> None:
+    t = played()
+    intruder = msg(t, 2, (0, 1), prev=list(t)[1].prev)
+    with pytest.raises(SeatViolation, match="already holds a message of seat 1") as info:
+        t.classify(intruder)
+    assert info.value.evidence == (intruder.wire,)
+
+
+def test_append_refuses_a_duplicate_in_words() -> None:
+    t = played()
+    with pytest.raises(ValueError, match=r"^message \(0, 0\) is already in the transcript$"):
+        t.append(next(iter(t)))
+
+
+def test_a_genesis_of_wrong_lengths_is_refused_in_words() -> None:
+    for table_id, binding in ((TABLE[:31], BINDING), (TABLE, BINDING + b"\x00")):
+        with pytest.raises(ValueError, match=r"^table_id and binding must be 32 bytes each$"):
+            genesis_digest(table_id, binding)
+
+
+# --- the file's framing ------------------------------------------------------------------
+
+
+def test_a_header_alone_is_an_empty_transcript() -> None:
+    parsed = parse_file(HEADER)
+    assert len(parsed.transcript) == 0 and parsed.transcript.head == genesis_digest(TABLE, BINDING)
+    assert parsed.valid_length == HEADER_LEN and parsed.torn_tail == 0
+
+
+def test_less_than_a_header_or_another_magic_is_not_a_transcript() -> None:
+    for data in [HEADER[:cut] for cut in range(HEADER_LEN)] + [b"X" + HEADER[1:]]:
+        with pytest.raises(TranscriptFileError, match=r"^not a tarot-p2p transcript file$"):
+            read_frames(data)
+    assert HEADER.startswith(FILE_MAGIC)
+
+
+def test_record_lengths_from_one_to_the_maximum_are_framed() -> None:
+    for length in (1, MAX_RECORD_LEN):
+        frames = read_frames(HEADER + length.to_bytes(4, "big") + bytes(length))
+        assert frames.records == (bytes(length),) and frames.offsets == (HEADER_LEN,)
+        assert frames.bad_length is None and frames.torn_tail == 0
+        assert frames.end == HEADER_LEN + 4 + length
+
+
+@pytest.mark.parametrize("length", [0, MAX_RECORD_LEN + 1])
+def test_a_bad_length_stops_the_reading_and_is_not_a_torn_tail(length: int) -> None:
+    t = played(2)
+    good = b"".join(file_record(e) for e in t)
+    data = HEADER + good + length.to_bytes(4, "big") + bytes(7)
+    frames = read_frames(data)
+    assert frames.bad_length == (HEADER_LEN + len(good), length)
+    assert frames.torn_tail == 0 and len(frames.records) == 2
+    with pytest.raises(
+        TranscriptFileError, match=rf"^record 2 at byte {HEADER_LEN + len(good)}: bad length"
+    ):
+        frames.refuse_bad_length()
+
+
+@pytest.mark.parametrize("short", range(1, 9))
+def test_a_record_a_few_bytes_short_is_torn(short: int) -> None:
+    t = played(3)
+    data = HEADER + b"".join(file_record(e) for e in t)
+    frames = read_frames(data[:-short])
+    assert len(frames.records) == 2
+    assert frames.torn_tail == len(file_record(list(t)[2])) - short
+
+
+def test_each_record_is_found_at_its_offset_and_refused_there() -> None:
+    t = played(3)
+    records = [file_record(e) for e in t]
+    offsets = (HEADER_LEN, HEADER_LEN + len(records[0]), HEADER_LEN + len(records[0]) * 2)
+    assert len({len(r) for r in records}) == 1
+    assert read_frames(HEADER + b"".join(records)).offsets == offsets
+    skipped = HEADER + records[0] + records[2]
+    with pytest.raises(TranscriptFileError, match=rf"^record 1 at byte {offsets[1]}: "):
+        parse_file(skipped)

@@ -85,7 +85,7 @@ async def test_a_roll_call_is_answered_with_the_callers_early_message_first(
     with pytest.raises(EarlyInRound):  # seat 0 has not sent its key: at seat 1, it waits
         keeper.receive(made)
     back = Peer.resume(backup, older, identity=table.keys[member], rng=table.rngs[member])
-    assert back.my_turn() and back.pending is None  # left alone, it would sign a new key
+    assert back.my_turn() and back.pending == ()  # left alone, it would sign a new key
     roll = back.roll_call(bytes(NONCE_LEN), ROLL_KIND)
 
     link = Scripted()
@@ -114,4 +114,4 @@ async def test_a_roll_call_is_answered_with_the_callers_early_message_first(
             back.receive(wire)
         except EarlyInRound:
             continue  # the keeper's own key: after seat 0's
-    assert back.pending == made and not back.my_turn()
+    assert back.pending == (made,) and not back.my_turn()

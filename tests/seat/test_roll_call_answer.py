@@ -14,6 +14,7 @@ the message goes through a real :class:`TableRunner` on a link the test plays.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,44 @@ async def test_a_roll_call_is_answered_with_the_callers_early_message_first(
         except EarlyInRound:
             continue  # the keeper's own key: after seat 0's
     assert back.pending == (made,) and not back.my_turn()
+
+
+async def test_a_roll_call_is_answered_with_the_callers_key_of_the_next_deal_first(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """The same for a message of the next deal's opening, made during this deal
+    (``table.md`` §1.6): the others keep it early until this deal is over, in no
+    transcript, so only the answer to the roll call can hand it back."""
+    table = make_table(replace(one_deal(3), game_length=2), seed=b"roll call next deal")
+    while not (table.observer.hand.hand == 1 and table.observer.hand.phase is Phase.BIDDING):
+        step(table, BOT)
+    victim, keeper = table.peer_at(2), table.peer_at(1)
+    member = victim.member
+    assert member is not None and keeper.member is not None
+    older = victim.export_secrets()  # the backup: taken before its key of deal 2 was made
+    backup = file_header(victim.table_id, victim.binding) + b"".join(
+        file_record(e) for e in victim.transcript
+    )
+    made = victim.prepare()  # its key of deal 2, sent before its program stopped
+    assert [open_envelope(w, table_id=victim.table_id, roster=None).hand for w in made] == [2]
+    back = Peer.resume(backup, older, identity=table.keys[member], rng=table.rngs[member])
+    assert back.pending == ()  # left alone, it would make a new key of deal 2
+    roll = back.roll_call(bytes(NONCE_LEN), ROLL_KIND)
+
+    link = Scripted()
+    files = SeatFiles.for_table(
+        tmp_path, keeper.table_id, table.keys[keeper.member].public_key().public_bytes_raw()
+    )
+    runner = TableRunner(keeper, link, BotPolicy(1), files, timeouts=SHORT, offload=False)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(runner.run)
+        await link.to_runner.send(made[0])  # the key that reached it before the stop
+        await link.to_runner.send(roll)
+        while not answered(back, link.sent):
+            await link.new.wait()
+        nursery.cancel_scope.cancel()
+
+    here = next(i for i, w in enumerate(link.sent) if answered(back, [w]))
+    assert made[0] in link.sent[:here], "the answer did not hand back the key of deal 2"
+    assert back.receive(made[0]) == []  # adopted: it waits for deal 2, makes no second key
+    assert back.pending == tuple(made) and back.prepare() == []

@@ -239,7 +239,12 @@ def test_a_grey_card_plays_nothing_and_says_why(table: Callable[..., Table]) -> 
 
 
 def settled(table: Table) -> None:
-    """Wait until no card moves any more (a raise is a short transition)."""
+    """Wait until the page has drawn a frame since the last change (a resize is laid out
+    in the frame after it: measured before, the hand still has its old width) and no card
+    moves any more (a raise is a short transition)."""
+    table.page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
     table.page.wait_for_function("() => document.getAnimations().length === 0")
 
 
@@ -269,4 +274,7 @@ def test_the_focused_card_shows_and_covers_none_of_its_neighbours(
         page.screenshot(path=f"/tmp/focus-{width}.png")
         neighbour = cards[cards.index(target) + 1]
         assert after[str(neighbour)] >= before[str(neighbour)], (width, "the next card hidden")
-        assert all(after[k] >= side for k, side in before.items()), width
+        assert all(after[k] >= side for k, side in before.items()), (
+            width,
+            {k: (s, after.get(k)) for k, s in before.items() if after.get(k, 0) < s},
+        )

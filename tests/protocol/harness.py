@@ -18,6 +18,7 @@ from tarot_p2p.conformance.cheats import cheat_play
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
+from tarot_p2p.protocol.transcript import TranscriptGap
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import cards_of
 from tarot_p2p.rules.config import GameEnd, TableConfig
@@ -228,3 +229,22 @@ def go_silent(table: Table, sender: int) -> Peer:
             other.receive(wire)
     table.peers = present
     return silent
+
+
+def deliver(receiver: Peer, inbox: list[bytes], kept: type[TranscriptGap] = TranscriptGap) -> int:
+    """Apply what ``receiver`` can of ``inbox`` (in any order), keeping what it refuses as
+    ``kept`` (early, or built on an early one: ``wire.md`` §4.3) for a later pass; returns
+    how many times a kept message was met on the way."""
+    met = 0
+    progress = True
+    while progress:
+        progress = False
+        for wire in list(inbox):
+            try:
+                receiver.receive(wire)
+            except kept:
+                met += 1
+                continue
+            inbox.remove(wire)
+            progress = True
+    return met

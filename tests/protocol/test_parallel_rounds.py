@@ -14,27 +14,17 @@ from tarot_p2p.protocol.peer import Peer, Superseded
 from tarot_p2p.protocol.table import PARALLEL, Phase, Violation
 from tarot_p2p.protocol.transcript import EarlyInRound, TranscriptGap, file_header, file_record
 from tarot_p2p.rules.scoring import Contract
-from tests.protocol.harness import Bot, Table, claim_and_abandon, make_table, one_deal, step
+from tests.protocol.harness import (
+    Bot,
+    Table,
+    claim_and_abandon,
+    deliver,
+    make_table,
+    one_deal,
+    step,
+)
 
 BOT = Bot(contract=Contract.GARDE, seed=3)
-
-
-def deliver(receiver: Peer, inbox: list[bytes]) -> int:
-    """Apply what ``receiver`` can of ``inbox`` (in any order), keeping what comes early;
-    returns how many early messages were met on the way."""
-    early = 0
-    progress = True
-    while progress:
-        progress = False
-        for wire in list(inbox):
-            try:
-                receiver.receive(wire)
-            except EarlyInRound:
-                early += 1
-                continue
-            inbox.remove(wire)
-            progress = True
-    return early
 
 
 def play_all_at_once(table: Table, reverse: bool) -> int:
@@ -57,7 +47,7 @@ def play_all_at_once(table: Table, reverse: bool) -> int:
                 if r is not sender:
                     inbox[id(r)].append(wire)
         for r in receivers:
-            early += deliver(r, inbox[id(r)])
+            early += deliver(r, inbox[id(r)], EarlyInRound)
     assert all(not box for box in inbox.values())
     return early
 
@@ -155,7 +145,7 @@ def test_silent_in_a_round_of_shares_the_round_ends_before_its_key_is_released()
         if peer is not speaker:
             peer.receive(abandon)
         inbox = [wire for wire in later if wire is not None]
-        deliver(peer, inbox)
+        deliver(peer, inbox, EarlyInRound)
         assert not inbox
     hand = table.observer.hand
     assert hand.phase is Phase.RELEASE and hand.abandoned == 0 and hand.abandoned_in is Phase.DEAL
@@ -189,7 +179,7 @@ def test_the_silent_seat_takes_the_abandon_and_keeps_the_others_round_messages()
         if peer.seat != 1:
             peer.receive(abandon)
         inbox = [wire for wire in later if wire is not None]
-        deliver(peer, inbox)
+        deliver(peer, inbox, EarlyInRound)
         assert not inbox
     with pytest.raises(Superseded) as superseded:
         silent.receive(abandon)

@@ -10,10 +10,10 @@ from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import Peer, replay_file
 from tarot_p2p.protocol.table import Phase
-from tarot_p2p.protocol.transcript import EarlyInRound, TranscriptGap, file_header, file_record
+from tarot_p2p.protocol.transcript import EarlyInRound, file_header, file_record
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract
-from tests.protocol.harness import Bot, Table, make_table, step
+from tests.protocol.harness import Bot, Table, deliver, make_table, step
 
 BOT = Bot(contract=Contract.GARDE, seed=3)
 OPENING = ("key", "escrow", "shuffle")
@@ -21,20 +21,6 @@ OPENING = ("key", "escrow", "shuffle")
 
 def deals(n: int, players: int = 4) -> TableConfig:
     return TableConfig(players=players, game_end=GameEnd.DEALS, game_length=n)
-
-
-def deliver(receiver: Peer, inbox: list[bytes]) -> None:
-    """Apply what ``receiver`` can of ``inbox``, keeping what comes early."""
-    progress = True
-    while progress:
-        progress = False
-        for wire in list(inbox):
-            try:
-                receiver.receive(wire)
-            except TranscriptGap:  # early, or built on an early one: kept (wire.md §7.3)
-                continue
-            inbox.remove(wire)
-            progress = True
 
 
 def play_preparing(table: Table, restarted: Peer | None = None) -> list[bytes]:

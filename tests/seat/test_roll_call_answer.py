@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.cli.bot import BotPolicy
 from tarot_p2p.files.seat_files import SeatFiles
@@ -68,6 +69,34 @@ def answered(peer: Peer, sent: list[bytes]) -> bool:
     return False
 
 
+def backup_of(peer: Peer) -> tuple[bytes, bytes]:
+    """``peer``'s files as a backup holds them now: its transcript file and its secrets."""
+    transcript = file_header(peer.table_id, peer.binding) + b"".join(
+        file_record(e) for e in peer.transcript
+    )
+    return transcript, peer.export_secrets()
+
+
+async def answer(
+    keeper: Peer, identity: Ed25519PrivateKey, back: Peer, early: bytes, tmp_path: Path
+) -> tuple[list[bytes], int]:
+    """Run ``keeper`` in a real runner that first receives the ``early`` message of the seat
+    ``back`` (taken back from a backup), then ``back``'s roll call; returns what the runner
+    sent until it answered, and the index of its ``here``."""
+    roll = back.roll_call(bytes(NONCE_LEN), ROLL_KIND)
+    link = Scripted()
+    files = SeatFiles.for_table(tmp_path, keeper.table_id, identity.public_key().public_bytes_raw())
+    runner = TableRunner(keeper, link, BotPolicy(1), files, timeouts=SHORT, offload=False)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(runner.run)
+        await link.to_runner.send(early)  # the message that reached it before the stop
+        await link.to_runner.send(roll)  # the seat taken back asks where everybody is
+        while not answered(back, link.sent):
+            await link.new.wait()
+        nursery.cancel_scope.cancel()
+    return link.sent, next(i for i, w in enumerate(link.sent) if answered(back, [w]))
+
+
 async def test_a_roll_call_is_answered_with_the_callers_early_message_first(
     autojump_clock: trio.testing.MockClock, tmp_path: Path
 ) -> None:
@@ -77,36 +106,19 @@ async def test_a_roll_call_is_answered_with_the_callers_early_message_first(
     victim, keeper = table.peer_at(2), table.peer_at(1)
     member = victim.member
     assert member is not None and keeper.member is not None
-    older = victim.export_secrets()  # the backup: taken before its key was made
-    backup = file_header(victim.table_id, victim.binding) + b"".join(
-        file_record(e) for e in victim.transcript
-    )
+    backup, older = backup_of(victim)  # taken before its key was made
     made = victim.next_message()  # seat 2's key, sent before its program stopped
     assert made is not None
     with pytest.raises(EarlyInRound):  # seat 0 has not sent its key: at seat 1, it waits
         keeper.receive(made)
     back = Peer.resume(backup, older, identity=table.keys[member], rng=table.rngs[member])
     assert back.my_turn() and back.pending == ()  # left alone, it would sign a new key
-    roll = back.roll_call(bytes(NONCE_LEN), ROLL_KIND)
 
-    link = Scripted()
-    files = SeatFiles.for_table(
-        tmp_path, keeper.table_id, table.keys[keeper.member].public_key().public_bytes_raw()
-    )
-    runner = TableRunner(keeper, link, BotPolicy(1), files, timeouts=SHORT, offload=False)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(runner.run)
-        await link.to_runner.send(made)  # the key that reached it before the stop
-        await link.to_runner.send(roll)  # the seat taken back asks where everybody is
-        while not answered(back, link.sent):
-            await link.new.wait()
-        nursery.cancel_scope.cancel()
-
-    here = next(i for i, w in enumerate(link.sent) if answered(back, [w]))
-    handed_back = made in link.sent[:here]
+    sent, here = await answer(keeper, table.keys[keeper.member], back, made, tmp_path)
+    handed_back = made in sent[:here]
     assert handed_back, "the runner answered the roll call without the caller's early key"
     # The seat taken back reads what the runner sent: it adopts its key, signs none.
-    for wire in link.sent:
+    for wire in sent:
         try:
             open_envelope(wire, table_id=back.table_id, roster=None)
         except ProtocolError:
@@ -130,30 +142,13 @@ async def test_a_roll_call_is_answered_with_the_callers_key_of_the_next_deal_fir
     victim, keeper = table.peer_at(2), table.peer_at(1)
     member = victim.member
     assert member is not None and keeper.member is not None
-    older = victim.export_secrets()  # the backup: taken before its key of deal 2 was made
-    backup = file_header(victim.table_id, victim.binding) + b"".join(
-        file_record(e) for e in victim.transcript
-    )
+    backup, older = backup_of(victim)  # taken before its key of deal 2 was made
     made = victim.prepare()  # its key of deal 2, sent before its program stopped
     assert [open_envelope(w, table_id=victim.table_id, roster=None).hand for w in made] == [2]
     back = Peer.resume(backup, older, identity=table.keys[member], rng=table.rngs[member])
     assert back.pending == ()  # left alone, it would make a new key of deal 2
-    roll = back.roll_call(bytes(NONCE_LEN), ROLL_KIND)
 
-    link = Scripted()
-    files = SeatFiles.for_table(
-        tmp_path, keeper.table_id, table.keys[keeper.member].public_key().public_bytes_raw()
-    )
-    runner = TableRunner(keeper, link, BotPolicy(1), files, timeouts=SHORT, offload=False)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(runner.run)
-        await link.to_runner.send(made[0])  # the key that reached it before the stop
-        await link.to_runner.send(roll)
-        while not answered(back, link.sent):
-            await link.new.wait()
-        nursery.cancel_scope.cancel()
-
-    here = next(i for i, w in enumerate(link.sent) if answered(back, [w]))
-    assert made[0] in link.sent[:here], "the answer did not hand back the key of deal 2"
+    sent, here = await answer(keeper, table.keys[keeper.member], back, made[0], tmp_path)
+    assert made[0] in sent[:here], "the answer did not hand back the key of deal 2"
     assert back.receive(made[0]) == []  # adopted: it waits for deal 2, makes no second key
     assert back.pending == tuple(made) and back.prepare() == []

@@ -72,3 +72,51 @@ async def test_every_seat_sends_its_next_opening_before_the_hand_is_over(
         assert seat.outcome is not None
         # The one every seat sends as it starts (it may have been away), and no other.
         assert seat.outcome.stats.sync_requests == 1, f"seat {i} had to ask for messages"
+
+
+class Withholding(PassThrough):
+    """A link on which the hub withholds from its seat the first message of hand 2's
+    opening that another seat made ahead (it is in nobody's transcript yet)."""
+
+    def __init__(self, inner: MessageLink) -> None:
+        super().__init__(inner)
+        self.withheld: list[bytes] = []
+
+    async def receive(self) -> bytes:
+        while True:
+            wire = await super().receive()
+            if self.withheld:
+                return wire
+            try:
+                env = open_envelope(wire, table_id=TABLE_ID, roster=None)
+            except ProtocolError:
+                return wire
+            if env.hand == 2 and env.kind in OPENING:
+                self.withheld.append(wire)
+                continue
+            return wire
+
+
+async def test_a_message_made_ahead_withheld_from_a_seat_is_fetched_and_blames_no_one(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path
+) -> None:
+    """A hub may drop a message of the next opening on its way to one seat (``table.md``
+    §1.6): the others keep it, take it into their transcripts when the hand opens, and the
+    seat that missed it fetches it with a sync request; the game goes on, and nobody is
+    named for a silence the hub made."""
+    links: list[Withholding] = []
+
+    def wrap(i: int, link: MessageLink) -> MessageLink:
+        if i != 1:
+            return link
+        links.append(Withholding(link))
+        return links[-1]
+
+    game = await play_local(
+        4, [BotPolicy(i) for i in range(4)], tmp_path, "withheld ahead", deals=2, wrap=wrap
+    )
+    assert [len(link.withheld) for link in links] == [1], "the hub withheld nothing"
+    assert all(s.outcome is not None and s.outcome.abort is None for s in game.seats)
+    assert_agreement(game)
+    victim = game.seats[1].outcome
+    assert victim is not None and victim.stats.sync_requests > 1, "it never asked"

@@ -53,6 +53,10 @@ from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.seat.runner import Decision, TableRunner
 from tarot_p2p.seat.session import HostedHub, host_table, join_table
 
+MOVES = frozenset({"action", "petit_sec", "ecart", "poignee", "play"})
+"""The kinds of message that are a player's move (``table.md`` §2): each waits for the
+move before it by the rules of the game, whatever the protocol does."""
+
 PRISE = BIDS[1]
 
 
@@ -104,7 +108,7 @@ async def play_seat(
         raise RuntimeError(f"seat {i}: {outcome.abort}")
     transcript = peer.transcript
     sizes = [
-        (e.hand, len(e.wire), e.prev == transcript.digest_after(i))
+        (e.hand, len(e.wire), e.prev == transcript.digest_after(i), e.kind in MOVES)
         for i, e in enumerate(transcript)
     ]
     return policy.marks, sizes, policy.dealt
@@ -175,10 +179,14 @@ async def run_table(
     samples.append((time.time(), hosted.bytes_in, hosted.bytes_out))
     total = time.time() - start
     sizes = results[0][1]
-    envelope = [sum(n for h, n, _ in sizes if h == hand) for hand in range(deals + 1)]
-    messages = [sum(1 for h, _, _ in sizes if h == hand) for hand in range(deals + 1)]
-    # Messages built on the one just before (the others: a parallel round's, made at once).
-    waits = [sum(1 for h, _, w in sizes if h == hand and w) for hand in range(deals + 1)]
+    envelope = [sum(n for h, n, _, _ in sizes if h == hand) for hand in range(deals + 1)]
+    messages = [sum(1 for h, *_ in sizes if h == hand) for hand in range(deals + 1)]
+    # Messages built on the one just before (the others: a parallel round's, made at once),
+    # and those of them that are a player's move.
+    waits = [sum(1 for h, _, w, _ in sizes if h == hand and w) for hand in range(deals + 1)]
+    move_waits = [
+        sum(1 for h, _, w, move in sizes if h == hand and w and move) for hand in range(deals + 1)
+    ]
     # Sheet line k agreed: when the last peer learnt it (k = 0: the seats are drawn).
     ends = [max(r[0][k] for r in results.values()) for k in range(deals + 1)]
     # Hand k's cards shown: when the last peer saw its own.
@@ -198,6 +206,7 @@ async def run_table(
                 "cards_after_previous_s": shown[h - 1] - ends[h - 1],
                 "messages": messages[h],
                 "waits": waits[h],
+                "move_waits": move_waits[h],
                 "envelope_bytes": envelope[h],
                 "tcp_bytes_to_hub": in1 - in0,
                 "tcp_bytes_from_hub": out1 - out0,

@@ -35,7 +35,7 @@ to go on after a crash — its key share of the current hand and its écart perm
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -208,6 +208,27 @@ _SECRETS = Schema(
         "next_e": ("ne", Bytes(0, 32)),
     },
 )
+
+
+def secrets_cover(saved: bytes, current: bytes) -> bool:
+    """Whether the blob ``saved`` (:meth:`Peer.export_secrets`, ``table.md`` §7) serves
+    :meth:`Peer.resume` as well as ``current`` does, so that ``current`` need not be
+    written over it: the same secrets of the same hand, and every message made ahead that
+    ``current`` keeps (``w``) kept in ``saved`` too. ``saved`` may keep more: messages of
+    ours that the transcript took since, which a resumed seat drops (their slots are
+    filled).
+
+    Why: a message of ours made ahead of its slot (a parallel round's) leaves ``w`` when
+    its slot comes; rewriting the blob only for that would put its two ``fsync`` calls in
+    front of our next message (in a deal's opening, the shuffle every seat after us
+    waits for) and save nothing a resumed seat needs."""
+    if not saved:
+        return False
+    old = _SECRETS.load(decode(saved), "secrets")
+    new = _SECRETS.load(decode(current), "secrets")
+    return replace(old, pending=()) == replace(new, pending=()) and set(new.pending) <= set(
+        old.pending
+    )
 
 
 class Peer:

@@ -485,9 +485,9 @@ class TableRunner:
         """Make and send what we can of the next hand's opening (``table.md`` §1.6): the
         secrets first, as for any message of ours. Nothing while we take our seat back
         from our files: the others may hold such a message of ours already (§7)."""
-        if self._rolling:
-            return
         peer = self.peer
+        if self._rolling or not peer.may_prepare:
+            return
         made = await self._run(peer.prepare)
         if made:
             await self._save_secrets()

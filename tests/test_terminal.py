@@ -159,7 +159,8 @@ async def test_the_other_players_names_are_printed_escaped() -> None:
     assert all(safe(line) for line in text.split("\n"))
     for name in EVIL:
         assert for_terminal(name) in text
-    for told in ("Seats drawn, in playing order:", " plays ", " takes it", "Scores: ", "Leading: "):
+    told_draw = "Seats drawn, in playing order (each player drew a trump, the lowest deals): "
+    for told in (told_draw, " (T1), ", " plays ", " takes it", "Scores: ", "Leading: "):
         assert told in text
 
 

@@ -372,9 +372,16 @@ class TerminalPolicy:
         stand_in = peer.hand.abandoned == peer.seat  # then our moves are its, told too
         for event in events:
             if isinstance(event, SeatsDrawn):
-                order = ", ".join(for_terminal(peer.table.setup.names[m]) for m in event.seating)
+                drawn = dict(event.draws)
+                order = ", ".join(
+                    f"{for_terminal(peer.table.setup.names[m])} ({card_name(drawn[m])})"
+                    for m in event.seating
+                )
                 first = _name(peer, 0)
-                self._say(f"Seats drawn, in playing order: {order}. {first} deals first.")
+                self._say(
+                    f"Seats drawn, in playing order (each player drew a trump, the lowest "
+                    f"deals): {order}. {first} deals first."
+                )
             elif isinstance(event, Dealt):
                 self._hand_shown = (peer.hand.hand, event.cards)
                 cards = describe_hand(event.cards, self.colour)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tarot_p2p.crypto.group import ORDER, Scalar
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 
 def frame(data: bytes) -> bytes:

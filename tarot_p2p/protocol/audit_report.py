@@ -166,7 +166,7 @@ class HandSummary:
     dealer: int | None
     """The seat that dealt (``None`` in hand 0, which draws the seats)."""
     draws: tuple[tuple[int, int], ...] = ()
-    """Hand 0: (seat, card) of every draw, redrawn Excuses included."""
+    """Hand 0: (member, card) of every member's draw, by member."""
     contract: Contract | None = None
     taker: int | None = None
     partner: int | None = None

@@ -190,7 +190,8 @@ _register("release", Release, {"piece": ("a", Bytes(SCALAR))})
 _register(
     "shuffle",
     Shuffle,
-    {"deck": ("deck", Bytes(CIPHERTEXT * 78)), "proof": ("proof", _PROOF)},
+    # 78 cards in a deal, one a member in the seat draw (its exact length is the state's)
+    {"deck": ("deck", Bytes(CIPHERTEXT * 3, CIPHERTEXT * 78)), "proof": ("proof", _PROOF)},
 )
 _register("shares", Shares, {"d": ("d", _SHARES), "proof": ("proof", _DLEQ)})
 _register("petit_sec", PetitSec, {"d": ("d", _SHARES), "proof": ("proof", _DLEQ)})

@@ -35,7 +35,7 @@ to go on after a crash — its key share of the current hand and its écart perm
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -208,6 +208,27 @@ _SECRETS = Schema(
         "next_e": ("ne", Bytes(0, 32)),
     },
 )
+
+
+def secrets_cover(saved: bytes, current: bytes) -> bool:
+    """Whether the blob ``saved`` (:meth:`Peer.export_secrets`, ``table.md`` §7) serves
+    :meth:`Peer.resume` as well as ``current`` does, so that ``current`` need not be
+    written over it: the same secrets of the same hand, and every message made ahead that
+    ``current`` keeps (``w``) kept in ``saved`` too. ``saved`` may keep more: messages of
+    ours that the transcript took since, which a resumed seat drops (their slots are
+    filled).
+
+    Why: a message of ours made ahead of its slot (a parallel round's) leaves ``w`` when
+    its slot comes; rewriting the blob only for that would put its two ``fsync`` calls in
+    front of our next message (in a deal's opening, the shuffle every seat after us
+    waits for) and save nothing a resumed seat needs."""
+    if not saved:
+        return False
+    old = _SECRETS.load(decode(saved), "secrets")
+    new = _SECRETS.load(decode(current), "secrets")
+    return replace(old, pending=()) == replace(new, pending=()) and set(new.pending) <= set(
+        old.pending
+    )
 
 
 class Peer:
@@ -973,6 +994,14 @@ class Peer:
                 self._next = Preparation(self.table.following_hand(), start)
         return self._next
 
+    @property
+    def may_prepare(self) -> bool:
+        """Whether :meth:`prepare` may make anything now: a seat whose hand's cards are
+        dealt and has lost none of its secrets. Cheap: a caller that runs :meth:`prepare`
+        in a worker thread asks first, and spares the opening of every hand (the way to
+        each first card) a thread's round trip per message and seat."""
+        return self._identity is not None and self.hand.engine is not None and self._lost is None
+
     def prepare(self) -> list[bytes]:
         """Our messages of the next hand's opening that can be made now (``table.md``
         §1.6), in slot order: save the secrets (:meth:`export_secrets`) before sending
@@ -983,13 +1012,13 @@ class Peer:
         the game, or once this hand has lost one of our secrets. Keys, escrows and
         shuffles only: when one of the escrow pieces sealed to us does not open, our
         complaint waits for the hand (its own course makes it)."""
-        if self._identity is None or self.hand.engine is None or self._lost is not None:
+        if not self.may_prepare:
             return []
         prep = self._preparation()
         if prep is None:
             return []
-        seat = self.seat
-        assert seat is not None
+        seat, identity = self.seat, self._identity
+        assert seat is not None and identity is not None
         own = {seq: env for (hand, seq), env in self._waiting.items() if hand == prep.hand}
         made: list[bytes] = []
         while True:
@@ -1003,7 +1032,7 @@ class Peer:
                 prep.stopped = True
                 return made
             env = seal(
-                self._identity,
+                identity,
                 table_id=self.table_id,
                 hand=prep.hand,
                 seq=seq,

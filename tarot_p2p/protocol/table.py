@@ -97,13 +97,10 @@ from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.audit import AuditReport, HandRecord, audit_hand
 from tarot_p2p.rules.cards import (
     DECK_SIZE,
-    EXCUSE,
-    RANK_OF,
-    SUIT_OF,
-    TRUMP_SUIT,
     CardSet,
     card_name,
     mask_of,
+    trump,
 )
 from tarot_p2p.rules.config import TableConfig
 from tarot_p2p.rules.deal import CHIEN, chien_size, deal_pattern
@@ -267,7 +264,7 @@ class SeatsDrawn:
     seating: tuple[int, ...]
     """The member (roster index) at each seat: members by drawn card, lowest first."""
     draws: tuple[tuple[int, int], ...]
-    """(member, card) of every draw, in order, the redrawn Excuses included."""
+    """(member, card) of every member, by member."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,12 +283,14 @@ class HandEnded:
 Event = Opened | EngineAction | HandOpened | ChienShown | SeatsDrawn | HandEnded
 
 
-def draw_order(card: int) -> tuple[int, int, int]:
-    """Sort key of the seat draw (FFT): suit cards below trumps; on equal rank clubs <
-    diamonds < hearts < spades (suits are numbered spades 0 .. clubs 3)."""
-    if SUIT_OF[card] == TRUMP_SUIT:
-        return (1, RANK_OF[card], 0)
-    return (0, RANK_OF[card], 3 - SUIT_OF[card])
+def draw_cards(members: int) -> tuple[int, ...]:
+    """The seat draw's deck (``table.md`` §4.1): the trumps 1 to ``members``, in that order.
+
+    Why so short: the draw only needs one distinct card a member, and each of its shuffles
+    costs in proportion to the deck (a 78-card shuffle, proven and checked, is about ten
+    times a 4-card one), on the way to every player's first card. With as many cards as
+    members, none is left over and none is the Excuse, so there is never a redraw."""
+    return tuple(trump(k) for k in range(1, members + 1))
 
 
 class HandMachine:
@@ -364,9 +363,7 @@ class HandMachine:
         self.exposed: Violation | None = None
         """Set when an accepted message proved an earlier one false (phase ABORTED)."""
         self.draws: list[tuple[int, int]] = []
-        """Hand 0: (member, card) of every draw in order, redrawn Excuses included."""
-        self._drawing: dict[int, int] = {}
-        """Hand 0: member -> slot of the draws of the current DRAW round."""
+        """Hand 0: (member, card) of every member once drawn, by member."""
         self.seating: tuple[int, ...] | None = None
         """Hand 0, once drawn: the member at each seat."""
 
@@ -430,7 +427,7 @@ class HandMachine:
         """The slots whose shares ``seat`` must send in the current round, ascending."""
         phase = self.phase
         if phase is Phase.DRAW:
-            return tuple(sorted(self._drawing.values()))
+            return tuple(range(self.seats))  # member i draws slot i
         if phase is Phase.DEAL:
             return tuple(p for p, dest in enumerate(self.pattern) if dest not in (seat, CHIEN))
         if phase is Phase.CHIEN:
@@ -571,7 +568,6 @@ class HandMachine:
         if phase is Phase.SHUFFLE:
             if self.hand:
                 return Phase.DEAL
-            self._drawing = {s: s for s in range(self.seats)}
             return Phase.DRAW
         if phase is Phase.DRAW:
             return self._after_draw(events)
@@ -766,7 +762,8 @@ class HandMachine:
             self.joint_key = sum_points(self.key_shares)
         except CryptoError:
             raise Violation("the key shares sum to the identity") from None
-        self.deck = initial_deck(self.joint_key)
+        cards = draw_cards(self.seats) if self.hand == 0 else range(DECK_SIZE)
+        self.deck = initial_deck(self.joint_key, cards)
 
     def _on_shuffle(self, seat: int, msg: m.Shuffle, events: list[Event]) -> None:
         out = self._verified_shuffle(seat, "shuffle", self.deck, msg.deck, msg.proof)
@@ -963,21 +960,12 @@ class HandMachine:
     # ------------------------------------------------------------------ hand 0: the draw
 
     def _after_draw(self, events: list[Event]) -> Phase:
-        """Record the round's draws; the Excuse is redrawn from the next unused slots. Once
-        every member holds a card other than the Excuse, the members sorted by card (lowest
-        first) take seats 0, 1, ...: the lowest card deals hand 1, the others sit in
-        playing order after him."""
-        used = max(self._drawing.values()) + 1
-        redraw: dict[int, int] = {}
-        for seat, slot in sorted(self._drawing.items()):
-            self.draws.append((seat, self.cards[slot]))
-            if self.cards[slot] == EXCUSE:
-                redraw[seat] = used + len(redraw)
-        self._drawing = redraw
-        if redraw:
-            return Phase.DRAW
+        """Record the draws. The members sorted by card (lowest trump first) take seats
+        0, 1, ...: the lowest card deals hand 1, the others sit in playing order after
+        him."""
+        self.draws = [(member, self.cards[member]) for member in range(self.seats)]
         final = dict(self.draws)
-        self.seating = tuple(sorted(final, key=lambda member: draw_order(final[member])))
+        self.seating = tuple(sorted(final, key=final.__getitem__))
         self.scores = (0,) * self.seats
         events.append(SeatsDrawn(self.seating, tuple(self.draws)))
         return Phase.DONE

@@ -38,7 +38,8 @@ Nothing a relay does can make a seat look guilty (``wire.md`` §7):
   restarts, since we could not hear anybody meanwhile.
 
 Before each message of ours, the peer's exported secrets (``secrets.bin``, private) are
-saved when they changed, so that ``Peer.resume`` can take the seat back after a crash.
+saved when they changed in anything a resumed seat needs, so that ``Peer.resume`` can take
+the seat back after a crash.
 
 Ends: the game is over (the peer expects nobody); an absence; a seat signed something the
 protocol refuses (``violation``, with the signed evidence); our link could not be brought
@@ -87,7 +88,14 @@ from tarot_p2p.protocol.errors import (
     UnattributedMessage,
 )
 from tarot_p2p.protocol.forfeit import ClaimError
-from tarot_p2p.protocol.peer import CheatExposed, Peer, PeerEvent, SecretLost, Superseded
+from tarot_p2p.protocol.peer import (
+    CheatExposed,
+    Peer,
+    PeerEvent,
+    SecretLost,
+    Superseded,
+    secrets_cover,
+)
 from tarot_p2p.protocol.sync import (
     HERE_KIND,
     NONCE_LEN,
@@ -477,9 +485,9 @@ class TableRunner:
         """Make and send what we can of the next hand's opening (``table.md`` §1.6): the
         secrets first, as for any message of ours. Nothing while we take our seat back
         from our files: the others may hold such a message of ours already (§7)."""
-        if self._rolling:
-            return
         peer = self.peer
+        if self._rolling or not peer.may_prepare:
+            return
         made = await self._run(peer.prepare)
         if made:
             await self._save_secrets()
@@ -1029,9 +1037,12 @@ class TableRunner:
             self._unsynced = False
 
     async def _save_secrets(self) -> None:
-        """Keep what :meth:`Peer.resume` needs, before sending a message that uses it."""
+        """Keep what :meth:`Peer.resume` needs, before sending a message that uses it:
+        not when the blob saved last serves as well (:func:`secrets_cover`: only messages
+        of ours the transcript took since have left it), which keeps two ``fsync`` calls
+        off the way of each shuffle."""
         blob = self.peer.export_secrets()
-        if blob != self._secrets:
+        if blob != self._secrets and not secrets_cover(self._secrets, blob):
             await self._run(write_private_atomic, self.files.secrets, blob)
             self._secrets = blob
 

@@ -141,7 +141,9 @@ _FR: Final[dict[str, str]] = {
     "misere_of": "{name} annonce {kind}",
     "petit_sec_of": "{name} a le petit sec : donne annulée",
     "all_pass": "Tout le monde passe : donne annulée",
-    "seats_drawn": "Places tirées. {name} donne en premier.",
+    "seats_drawn": (
+        "Places tirées (chacun a tiré un atout) : {name} a le petit et donne en premier."
+    ),
     "hand_agreed": "Donne {hand} signée par tous.",
     "refused": "Refusé : {reason}",
     "game_over": "Partie terminée. Gagnant : {names}.",
@@ -394,7 +396,7 @@ _EN: Final[dict[str, str]] = {
     "misere_of": "{name} announces {kind}",
     "petit_sec_of": "{name} has the petit sec: deal void",
     "all_pass": "Everybody passed: deal void",
-    "seats_drawn": "Seats drawn. {name} deals first.",
+    "seats_drawn": "Seats drawn (each player drew a trump): {name} has the 1 and deals first.",
     "hand_agreed": "Deal {hand} signed by everyone.",
     "refused": "Refused: {reason}",
     "game_over": "Game over. Winner: {names}.",

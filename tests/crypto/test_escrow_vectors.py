@@ -122,9 +122,9 @@ def frame(data: bytes) -> bytes:
 
 
 def context(table_id: bytes, hand: int, owner: int) -> bytes:
-    """§4: u16(4) || frame(table_id) || u32(hand) || frame("escrow") || u8(owner)."""
+    """§4: u16(5) || frame(table_id) || u32(hand) || frame("escrow") || u8(owner)."""
     return (
-        (4).to_bytes(2, "big")
+        (5).to_bytes(2, "big")
         + frame(table_id)
         + hand.to_bytes(4, "big")
         + frame(b"escrow")

@@ -14,7 +14,7 @@ BASE = ProofContext(table_id=b"t", hand=1, phase="shares", seat=0)
 
 @pytest.mark.parametrize(
     "change",
-    [{"table_id": b"u"}, {"hand": 2}, {"phase": "play"}, {"seat": 1}, {"version": 5}],
+    [{"table_id": b"u"}, {"hand": 2}, {"phase": "play"}, {"seat": 1}, {"version": 6}],
 )
 def test_every_context_field_changes_the_challenge(change: dict[str, object]) -> None:
     other = dataclasses.replace(BASE, **change)  # type: ignore[arg-type]

@@ -38,7 +38,7 @@ CONFIG = TableConfig(players=3, game_end=GameEnd.DEALS, game_length=1)
 
 
 def test_this_program_speaks_version_2() -> None:
-    assert PROTOCOL_VERSION == 4 and V1["protocol_version"] == 1
+    assert PROTOCOL_VERSION == 5 and V1["protocol_version"] == 1
 
 
 def test_the_host_given_a_version_1_request_says_who_must_update() -> None:
@@ -52,7 +52,7 @@ def test_the_host_given_a_version_1_request_says_who_must_update() -> None:
     assert seating.names == ["Host"]  # nobody seated
     assert lobby_news(change) == (
         "Bob cannot sit: their program speaks tarot-p2p protocol 1, and this table is played "
-        "with protocol 4; they must update it; waiting for 2 more players"
+        "with protocol 5; they must update it; waiting for 2 more players"
     )
     assert seating.offer(wire, TABLE, 1) is None  # told once, not every 5 seconds
     assert seating.offer(bytes.fromhex(V1["leave_request"]), TABLE, 1) is None
@@ -69,11 +69,11 @@ def test_a_newer_program_is_told_to_the_host_too() -> None:
     key = KEYS[2]
     raw = key.public_key().public_bytes_raw()
     proof = seat_proof(SECRET, TABLE, raw)
-    payload = encode({"i": raw, "k": "join", "n": "Carol", "p": proof, "t": TABLE, "v": 5})
+    payload = encode({"i": raw, "k": "join", "n": "Carol", "p": proof, "t": TABLE, "v": 6})
     wire = encode([payload, key.sign(JOIN_REQUEST_DOMAIN + payload)])
     change = Seating(3, KEYS[0].public_key(), "Host", SECRET).offer(wire, TABLE, 0)
-    assert change is not None and change.version == 5
-    assert "protocol 5, and this table is played with protocol 4; update this program" in (
+    assert change is not None and change.version == 6
+    assert "protocol 6, and this table is played with protocol 5; update this program" in (
         lobby_news(change)
     )
 
@@ -95,7 +95,7 @@ def test_a_joiner_given_a_version_1_set_up_says_who_must_update() -> None:
     me = KEYS[1].public_key()
     host = fingerprint(KEYS[0].public_key())
     words = (
-        "this table is played with tarot-p2p protocol 1; your program speaks 4: the host's "
+        "this table is played with tarot-p2p protocol 1; your program speaks 5: the host's "
         "program must be updated"
     )
     with pytest.raises(OtherVersion) as other:
@@ -124,7 +124,7 @@ async def test_a_joiner_stops_at_a_version_1_set_up_signed_by_its_host(
     hub = Hub(KEYS[0], TABLE, SECRET)
     await hub.local_link().send(bytes.fromhex(V1["setup"]))
     host = fingerprint(KEYS[0].public_key())
-    with pytest.raises(OtherVersion, match="protocol 1; your program speaks 4"):
+    with pytest.raises(OtherVersion, match="protocol 1; your program speaks 5"):
         await join_table(
             hub.local_link(), KEYS[1], "Bob", TABLE, SECRET, hub_fingerprint=host, timeout=60
         )

@@ -169,20 +169,17 @@ def one_deal(players: int, **options: object) -> TableConfig:
 
 
 class RiggedRandom(DeterministicRandom):
-    """A seeded source whose 78-card permutations after the first ``skip`` come from
-    ``rig()``: with every shuffler rigged (the others to the identity), a test chooses the
-    deal. It shows the other side of the model too: one honest shuffler is enough."""
+    """A seeded source whose 78-card permutations (the deals' shuffles: the seat draw's
+    deck is shorter) come from ``rig()``: with every shuffler rigged (the others to the
+    identity), a test chooses the deal. It shows the other side of the model too: one
+    honest shuffler is enough."""
 
-    def __init__(self, seed: bytes, rig: Callable[[], list[int]], skip: int = 1) -> None:
+    def __init__(self, seed: bytes, rig: Callable[[], list[int]]) -> None:
         super().__init__(seed)
         self._rig = rig
-        self._skip = skip
 
     def permutation(self, n: int) -> list[int]:
         if n != 78:
-            return super().permutation(n)
-        if self._skip:
-            self._skip -= 1
             return super().permutation(n)
         return self._rig()
 

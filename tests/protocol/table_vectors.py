@@ -9,7 +9,7 @@ through an observer.
 
 For implementers: each ``NAME.tp2p`` is a transcript file (``wire.md`` §4.4) and
 ``NAME.json`` gives its identity seeds, the members' randomness labels, names,
-configuration, table id, binding, every draw of the seat draw, the drawn seating (the
+configuration, table id, binding, each member's card of the seat draw, the drawn seating (the
 member at each seat), every message (slot, sender, kind), the final digest and, for a
 table whose game ended, the agreed score sheet (by seat); for a table that a cheat
 stopped, the record at which the replay stops (numbered from 1), the seat blamed and the
@@ -58,8 +58,6 @@ class Scenario:
     rng_label: bytes
     """Member ``i``'s randomness is ``DeterministicRandom(rng_label % i)``."""
     bot: Bot
-    until_seated: bool = False
-    """Stop after hand 0 (the set-up and the seat draw)."""
     cheat: bool = False
     """The taker shows a discarded suit card as a trump; a later message exposes him."""
     abandon: str = ""
@@ -79,14 +77,6 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("Ana", "Ben", "Cleo"),
         b"tarot-p2p vector seat %d",
         Bot(contract=Contract.GARDE, seed=2026),
-    ),
-    Scenario(
-        "table_draw_excuse",
-        _one_deal(3),
-        ("Ana", "Ben", "Cleo"),
-        b"tarot-p2p vector draw 2 seat %d",
-        Bot(),
-        until_seated=True,
     ),
     Scenario(
         "table_dead_hand_5",
@@ -244,8 +234,6 @@ def play(
                     exposed = exc
 
     while exposed is None and (sender := observer.expected_sender()) is not None:
-        if scenario.until_seated and observer.seating is not None:
-            break
         peer = next(p for p in peers if p.seat == sender)
         hand = observer.hand
         if scenario.abandon and liar is None and _goes_silent(scenario.abandon, hand, sender):
@@ -314,7 +302,7 @@ def build(scenario: Scenario) -> tuple[bytes, dict[str, Any]]:
             "reason": exposed.reason,
             "evidence_records": [wires.index(w) + 1 for w in exposed.evidence],
         }
-    elif first.sheet is not None and not scenario.until_seated:
+    elif first.sheet is not None:
         meta["sheet"] = first.sheet.to_dict()
     return data, meta
 

@@ -5,13 +5,28 @@ from __future__ import annotations
 import pytest
 from cryptography.exceptions import InvalidSignature
 
+from tarot_p2p.crypto.deck import initial_deck
+from tarot_p2p.crypto.shuffle import shuffle_and_prove
+from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.audit_render import render
 from tarot_p2p.protocol.audit_report import Status, audit_file
+from tarot_p2p.protocol.envelope import seal
+from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import Peer
-from tarot_p2p.protocol.table import HandEnded, Phase, SeatsDrawn, draw_order
+from tarot_p2p.protocol.table import HandEnded, Phase, SeatsDrawn, draw_cards
 from tarot_p2p.protocol.transcript import file_header
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import EXCUSE, PETIT, TRUMP_MASK, CardSet, cards_of, mask_of, parse_card
+from tarot_p2p.rules.cards import (
+    EXCUSE,
+    PETIT,
+    TRUMP_MASK,
+    CardSet,
+    card_name,
+    cards_of,
+    mask_of,
+    parse_card,
+    trump,
+)
 from tarot_p2p.rules.config import AllPass, FivePlayerMode
 from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
@@ -118,7 +133,7 @@ def test_all_pass_is_a_void_deal() -> None:
 
 def test_poignee_opens_only_the_shown_trumps() -> None:
     # Seed chosen so that a seat holds a poignée (8 trumps at five players).
-    table = make_table(one_deal(5), seed=b"poignee-5")
+    table = make_table(one_deal(5), seed=b"poignee-5-0")
     bot = Bot(contract=Contract.GARDE, seed=3, poignee=True)
     shown: list[tuple[int, int]] = []
     while step(table, bot):
@@ -150,8 +165,12 @@ def test_seats_are_drawn_lowest_card_deals(players: int) -> None:
     table = make_table(one_deal(players), seed=b"draw%d" % players)
     drawn = draw_seats(table)
     final = dict(drawn.draws)
-    assert EXCUSE not in final.values() and sorted(final) == list(range(players))
-    assert [draw_order(final[m]) for m in drawn.seating] == sorted(map(draw_order, final.values()))
+    assert [m for m, _ in drawn.draws] == list(range(players)), "one draw a member"
+    assert sorted(final.values()) == [trump(k) for k in range(1, players + 1)]
+    assert [final[m] for m in drawn.seating] == sorted(final.values())
+    hand0 = [e for e in table.observer.transcript if e.hand == 0]
+    shuffles = [e for e in hand0 if e.kind == "shuffle"]
+    assert [len(e.body["deck"]) for e in shuffles] == [66 * players] * players, "a short deck"
     for member, peer in enumerate(table.peers):
         assert peer.seating == drawn.seating
         assert peer.member == member and peer.seat == drawn.seating.index(member)
@@ -183,11 +202,9 @@ def test_hand_one_is_signed_by_drawn_seats() -> None:
         table.keys[0].public_key().verify(first.signature, signed)
 
 
-def test_draw_order_follows_the_fft() -> None:
-    order = sorted(
-        ["T1", "1C", "1D", "1H", "1S", "2C", "KS", "T21"], key=lambda n: draw_order(parse_card(n))
-    )
-    assert order == ["1C", "1D", "1H", "1S", "2C", "KS", "T1", "T21"]
+def test_the_draw_deck_is_the_lowest_trumps() -> None:
+    assert [card_name(c) for c in draw_cards(3)] == ["T1", "T2", "T3"]
+    assert [card_name(c) for c in draw_cards(5)] == ["T1", "T2", "T3", "T4", "T5"]
 
 
 def test_a_game_of_two_deals_rotates_the_dealer() -> None:
@@ -304,3 +321,28 @@ def test_a_taker_silent_at_the_final_opening_does_not_escape_the_audit(
     taker = observer.hand.engine.taker  # type: ignore[union-attr]
     assert (taker, "ecart-trump-unshown") in {(o.seat, o.rule) for o in summary.offences}
     assert "known by elimination" in render(report)
+
+
+def test_a_draw_shuffle_of_the_whole_deck_is_refused() -> None:
+    """Hand 0 shuffles the draw deck: a member who shuffles the 78 cards instead, with a
+    proof that holds for them, signed a violation (table.md §4.1)."""
+    table = make_table(one_deal(4), seed=b"draw-78")
+    while table.observer.hand.phase is not Phase.SHUFFLE:
+        step(table, Bot())
+    hand = table.observer.hand
+    assert hand.hand == 0 and hand.joint_key is not None and len(hand.deck) == 4
+    ctx = hand.context("shuffle", 0)
+    out, proof = shuffle_and_prove(hand.joint_key, initial_deck(hand.joint_key), ctx, table.rngs[0])
+    wire = seal(
+        table.keys[0],
+        table_id=hand.table_id,
+        hand=0,
+        seq=hand.count,
+        seat=0,
+        prev=table.observer.transcript.expected_prev,
+        kind="shuffle",
+        body=m.dump_body(m.Shuffle(b"".join(ct.to_bytes() for ct in out), proof.to_bytes())),
+    ).wire
+    with pytest.raises(SeatViolation, match="expected 4 ciphertexts") as refused:
+        table.observer.receive(wire)
+    assert refused.value.seat == 0

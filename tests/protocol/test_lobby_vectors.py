@@ -64,7 +64,7 @@ def test_requests_independently() -> None:
             msgpack.packb([payload, bytes.fromhex(request["signature"])]).hex() == (request["wire"])
         )
         fields = msgpack.unpackb(payload)
-        assert list(fields) == ["i", "k", "n", "p", "t", "v"] and fields["v"] == 4
+        assert list(fields) == ["i", "k", "n", "p", "t", "v"] and fields["v"] == 5
         assert fields["i"].hex() == request["identity_public"] and fields["k"] == "join"
         assert fields["p"] == seat_proof(fields["i"]) and fields["p"].hex() == request["seat_proof"]
         assert fields["t"].hex() == STORED["table_id"] and fields["n"] == request["name"]

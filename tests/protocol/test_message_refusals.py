@@ -83,7 +83,7 @@ EDGES: list[tuple[str, str, list[object], list[object]]] = [
     ("complaint", "owner", [4], [5, -1, True]),
     ("complaint", "e", [], [b(31), b(33)]),
     ("release", "a", [], [b(31), b(33)]),
-    ("shuffle", "deck", [], [b(78 * 66 - 1), b(78 * 66 + 1)]),
+    ("shuffle", "deck", [b(3 * 66), b(78 * 66)], [b(3 * 66 - 1), b(78 * 66 + 1)]),
     ("shuffle", "proof", [b(1 << 18)], [b(0), b((1 << 18) + 1)]),
     ("shares", "d", [b(33 * 108)], [b(33 * 108 + 1)]),
     ("shares", "proof", [], [b(63), b(65)]),

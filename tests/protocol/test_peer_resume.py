@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from tarot_p2p.protocol.codec import decode, encode
-from tarot_p2p.protocol.peer import Peer, SecretLost
+from tarot_p2p.protocol.peer import Peer, SecretLost, secrets_cover
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import file_header
 from tarot_p2p.rules.actions import Bid
@@ -190,3 +190,22 @@ def test_a_taker_given_back_its_ecart_without_the_permutation_knows_it_cannot_go
     assert behind.transcript.head == table.observer.transcript.head
     with pytest.raises(SecretLost, match="our own ecart of hand 1"):
         behind.act(Bid(Contract.PRISE))  # whatever it would sign next in this hand
+
+
+def test_a_blob_covers_another_that_lacks_only_messages_it_keeps() -> None:
+    """secrets_cover (table.md §7): an earlier blob still listing messages made ahead that
+    the transcript took since serves as well; one missing a message made ahead, or with
+    other secrets, does not."""
+    table = make_table(one_deal(4), seed=SEED)
+    while table.observer.hand.hand == 0 or table.observer.hand.phase is not Phase.SHUFFLE:
+        step(table, BOT)
+    peer = table.peer_at(2)
+    current = peer.export_secrets()
+    fields = decode(current)
+    assert isinstance(fields, dict) and fields["w"] == []
+    older = encode({**fields, "w": [b"\x01" * 40]})  # a message taken in since
+    assert secrets_cover(older, current) and secrets_cover(current, current)
+    assert not secrets_cover(current, older), "a message made ahead would be lost"
+    assert not secrets_cover(encode({**fields, "x": b"\x02" * 32}), current)
+    assert not secrets_cover(encode({**fields, "h": 2}), current)
+    assert not secrets_cover(b"", current)

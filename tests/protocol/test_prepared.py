@@ -97,8 +97,10 @@ def test_nothing_is_made_ahead_before_the_cards_are_dealt_nor_on_the_last_deal()
     while not (table.observer.hand.hand == 1 and table.observer.hand.phase is Phase.DEAL):
         assert step(table, BOT)
     assert all(p.prepare() == [] for p in table.peers)  # hand 1's own deal goes first
+    assert not any(p.may_prepare for p in table.peers)  # (a runner asks before its thread)
     while table.observer.hand.phase is not Phase.BIDDING:
         assert step(table, BOT)
+    assert all(p.may_prepare for p in table.peers)
     assert all(p.prepare() != [] for p in table.peers)  # the keys of hand 2
     last = make_table(deals(1), seed=b"last deal")
     while last.observer.hand.phase is not Phase.BIDDING:

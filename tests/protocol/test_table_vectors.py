@@ -79,34 +79,26 @@ def test_binding_independently(name: str) -> None:
     assert h.hexdigest() == meta["binding"] == data[42:74].hex()
 
 
-SUITS = "CDHS"  # table.md §4.2: on equal rank, clubs < diamonds < hearts < spades
-RANKS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "C", "Q", "K"]
-
-
-def draw_rank(name: str) -> tuple[int, int, int]:
-    """The seat-draw order of table.md §4.2, from the card's short name alone."""
-    if name.startswith("T"):
-        return (1, int(name[1:]), 0)
-    return (0, RANKS.index(name[:-1]), SUITS.index(name[-1]))
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_seating_follows_the_draw_independently(name: str) -> None:
-    """Each member's card is its last draw; the Excuse is redrawn from the next slot; the
-    members sorted by card, lowest first, take seats 0, 1, ..."""
-    _, meta = stored(name)
+    """table.md §4.1-4.2: the draw deck is the trumps 1 to n, member i draws slot i, one
+    round of shares opens them all; the members sorted by card, lowest first, take seats
+    0, 1, ..."""
+    data, meta = stored(name)
     members = len(meta["names"])
     draws = meta["draws"]
-    assert [m for m, _ in draws[:members]] == list(range(members))
-    redrawn = [m for m, card in draws[:members] if card == "EX"]
-    assert [m for m, _ in draws[members:]] == redrawn
-    last = {m: card for m, card in draws}
-    assert "EX" not in last.values()
-    assert sorted(range(members), key=lambda m: draw_rank(last[m])) == meta["seating"]
+    assert [m for m, _ in draws] == list(range(members))
+    cards = {m: int(card.removeprefix("T")) for m, card in draws}
+    assert sorted(cards.values()) == list(range(1, members + 1))
+    assert sorted(range(members), key=cards.__getitem__) == meta["seating"]
     messages = meta["messages"]
-    draw_rounds = 2 if redrawn else 1
     shares = [x for x in messages if x.startswith("0.") and x.endswith(" shares")]
-    assert len(shares) == draw_rounds * members  # every member sends in every draw round
+    assert len(shares) == members  # one draw round, every member in it
+    records = file_records(data)
+    for i, message in enumerate(messages):
+        if message.startswith("0.") and message.endswith(" shuffle"):
+            payload, _ = msgpack.unpackb(records[i])
+            assert len(msgpack.unpackb(payload)["b"]["deck"]) == 66 * members
 
 
 ABANDONS = [s.name for s in SCENARIOS if s.abandon]

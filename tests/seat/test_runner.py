@@ -31,8 +31,9 @@ from tarot_p2p.protocol.audit_render import render
 from tarot_p2p.protocol.audit_report import Status, audit_file
 from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import UnattributedMessage
-from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file
+from tarot_p2p.protocol.peer import Peer, PeerEvent, replay_file, secrets_cover
 from tarot_p2p.protocol.transcript import read_frames
+from tarot_p2p.rules.actions import PASS
 from tarot_p2p.rules.sheet import LineKind
 from tarot_p2p.seat.runner import (
     NOTICE_EVERY,
@@ -82,6 +83,21 @@ class Silent:
 
     async def notice(self, peer: Peer, notice: Notice) -> None:
         self.notices.append((trio.current_time(), notice))
+
+
+class Passing:
+    """A bot that passes whenever it may (so that a deal is void whatever the cards)."""
+
+    def __init__(self, seed: int) -> None:
+        self.bot = BotPolicy(seed)
+
+    async def decide(self, peer: Peer, refused: str | None) -> Decision:
+        if PASS in peer.legal_actions():
+            return PASS
+        return await self.bot.decide(peer, refused)
+
+    async def observe(self, peer: Peer, events: Sequence[PeerEvent]) -> None:
+        return None
 
 
 class Told:
@@ -230,7 +246,7 @@ async def test_a_player_who_never_decides_has_his_hand_played_by_the_stand_in(
     the abandon with their three signed claims, they release his key, his stand-in plays
     his hand (here it passes, as everybody does: a void deal), they sign its line, and the
     game ends (``Abandon.END``) with a sheet that names him. Nobody is called a cheat."""
-    policies: list[Policy] = [BotPolicy(0), BotPolicy(1), Silent(), BotPolicy(3)]
+    policies: list[Policy] = [Passing(0), Passing(1), Silent(), Passing(3)]
     start = trio.current_time()
     game = await play_local(4, policies, tmp_path, "mute")
     config = one_deal(4)
@@ -245,7 +261,9 @@ async def test_a_player_who_never_decides_has_his_hand_played_by_the_stand_in(
         assert line.kind is LineKind.ALL_PASS and "P2's hand played by the stand-in" in line.note
         sheets.add(seat.files.sheet.read_text() if seat.files else "")
         kinds = [e.kind for e in seat.peer.transcript if e.hand == 1]
-        assert kinds[-7:] == ["abandon", *["release"] * 3, *["score"] * 3]
+        after = kinds[kinds.index("abandon") :]
+        assert after[:4] == ["abandon", *["release"] * 3] and after[-3:] == ["score"] * 3
+        assert set(after[4:-3]) <= {"action"}  # the passes of the seats after his
     # The silent seat's own program heard the others all along: their abandon withdrew its
     # question (no prompt stays live), it followed the stand-in's play and ends the game
     # with the same files as everyone.
@@ -373,6 +391,39 @@ async def test_a_kill_after_any_secrets_write_leaves_files_the_seat_resumes_from
         if read_frames(data).records:  # (before the set-up the table is joined again)
             key = game.seats[member].identity
             Peer.resume(data, secrets, identity=key, rng=DeterministicRandom(b"again"))
+
+
+async def test_secrets_are_written_only_when_a_resumed_seat_needs_more(
+    autojump_clock: trio.testing.MockClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before each message of ours the secrets file serves a resumed seat as well as the
+    peer's current secrets (table.md §7), and it is not written again when it already did:
+    our key share made ahead and taken in since (a parallel round's) is no reason to put
+    two fsyncs in front of our shuffle."""
+    checked: list[tuple[int, int]] = []
+    written: dict[int, list[bytes]] = {}
+    save = TableRunner._save_secrets
+
+    async def save_and_check(self: TableRunner) -> None:
+        member = self.peer.member
+        assert member is not None
+        before = self.files.secrets.read_bytes() if self.files.secrets.exists() else b""
+        await save(self)
+        after = self.files.secrets.read_bytes()
+        current = self.peer.export_secrets()
+        assert after == current or secrets_cover(after, current)
+        if after != before:
+            assert not secrets_cover(before, current), "written though the file served"
+            written.setdefault(member, []).append(after)
+        checked.append((member, self.peer.hand.hand))
+
+    monkeypatch.setattr(TableRunner, "_save_secrets", save_and_check)
+    policies: list[Policy] = [BotPolicy(i) for i in range(3)]
+    game = await play_local(3, policies, tmp_path, "covered")
+    assert all(s.outcome is not None and s.outcome.finished for s in game.seats)
+    assert {hand for _, hand in checked} >= {0, 1}
+    saves = {m: sum(1 for who, _ in checked if who == m) for m in range(3)}
+    assert all(len(written[m]) < saves[m] for m in range(3)), "some saves were skipped"
 
 
 class ForgingLink(PassThrough):

@@ -9,15 +9,18 @@ prompt: its words, slots and buttons could not be reached."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tarot_p2p.ui import policy
+from tarot_p2p.ui.view import build_view
+
 from .conftest import FAILED, Game, Table, enter
 from .page_geometry import TARGET, document_width, reached, shown, viewport
-from .test_page import STEP_MS, PassingBot
+from .test_page import STEP_MS, PassingBot, click_card, click_option, make_ecart
 from .test_page_lobby import LobbyPage
 
 PHONE = {"is_mobile": True, "has_touch": True}
@@ -233,3 +236,42 @@ def play_a_deal(table: Table, opened: dict[str, Any]) -> None:
     for page in opened.values():
         page.wait_for_selector("#score-modal:not([hidden])", timeout=STEP_MS)
     check(opened, "the deal's score", DIALOG, hand=False)
+
+
+def test_a_poignee_shown_covers_no_button(
+    table: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The player's own poignée under his seat, on the smallest phone: the strip of fifteen
+    small cards (a triple poignée at four) wraps in the seat. It widened the seat, and the
+    seat's column, over the last trick's button. The deal cannot be made to give the
+    player fifteen trumps: the views sent show his first fifteen cards as his poignée once
+    a trick is taken (the page draws any poignée alike)."""
+
+    def with_poignee(peer: Any, story: Any, pending: Any) -> dict[str, Any]:
+        view = build_view(peer, story, pending)
+        if view.get("tricks") and len(view["hand"]) >= 15:
+            view["poignees"] = [{"seat": view["me"], "cards": view["hand"][:15]}]
+        return view
+
+    monkeypatch.setattr(policy, "build_view", with_poignee)
+    t = table(4, lambda i, _: PassingBot(f"poignee/{i}"))
+    page = t.page
+    page.set_viewport_size({"width": 360, "height": 640})
+    serial = next_decision(page, "")
+    if "Garde" not in page.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+    click_option(t, ("Garde",))
+    page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+    make_ecart(t)
+    while not page.locator(".seat.me .poignee").count():
+        serial = next_decision(page, serial)
+        assert serial != "over", "the poignée was never drawn"
+        page.wait_for_function(
+            "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
+        )
+        if page.locator("#prompt:not([hidden]) button.option[data-option]").count():
+            click_option(t, ("Non, jouer", "Non"))
+        else:
+            click_card(page.locator("#hand .card.legal").first)
+    (button,) = reached(page, "#last-button")
+    assert not button.over, f"the pointer on the last trick's button reaches {button.over}"

@@ -222,6 +222,7 @@ def play_a_deal(table: Table, opened: dict[str, Any]) -> None:
     check(opened, "the écart made")
     phone.locator("#ecart-done").tap()
     tricks = 0
+    last_seen = False
     while (serial := next_decision(phone, serial)) != "over":
         same_decision(opened, serial)
         if phone.locator("#prompt:not([hidden]) button.option[data-option]").count():
@@ -231,11 +232,27 @@ def play_a_deal(table: Table, opened: dict[str, Any]) -> None:
         if tricks < 2 and phone.locator("#centre .played").count():
             tricks += 1
             asked(opened, serial, f"a trick in the middle ({tricks})")
+        if not last_seen and phone.locator("#last-button:not([hidden])").count():
+            last_seen = True
+            show_last_trick(opened)
         card = tap_card(phone)
         assert was_played(table, card), f"the card tapped, {card}, was not played"
+    assert last_seen, "no trick was ever taken"
     for page in opened.values():
         page.wait_for_selector("#score-modal:not([hidden])", timeout=STEP_MS)
     check(opened, "the deal's score", DIALOG, hand=False)
+
+
+def show_last_trick(opened: dict[str, Any]) -> None:
+    """The last trick shown at every size: it lies in the screen, over no control, its
+    button (which hides it again) least of all."""
+    for page in opened.values():
+        page.locator("#last-button").click()
+        page.wait_for_selector("#last:not([hidden])")
+    check(opened, "the last trick shown", CONTROLS + ", #last")
+    for page in opened.values():
+        page.locator("#last-button").click()
+        page.wait_for_selector("#last", state="hidden")
 
 
 def test_a_poignee_shown_covers_no_button(
@@ -263,15 +280,19 @@ def test_a_poignee_shown_covers_no_button(
     click_option(t, ("Garde",))
     page.wait_for_selector("#ecart-done", timeout=STEP_MS)
     make_ecart(t)
-    while not page.locator(".seat.me .poignee").count():
+    drawn = (
+        "() => Boolean(document.querySelector('.seat.me .poignee'))"
+        " && !document.querySelector('#last-button').hidden"
+    )
+    while not page.evaluate(drawn):
         serial = next_decision(page, serial)
         assert serial != "over", "the poignée was never drawn"
         page.wait_for_function(
             "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
         )
-        if page.locator("#prompt:not([hidden]) button.option[data-option]").count():
-            click_option(t, ("Non, jouer", "Non"))
-        else:
+        if page.locator("#hand .card.legal").count():  # no poignée shown: a card played
             click_card(page.locator("#hand .card.legal").first)
+        else:
+            click_option(t, ("Non, jouer",))
     (button,) = reached(page, "#last-button")
     assert not button.over, f"the pointer on the last trick's button reaches {button.over}"

@@ -134,3 +134,53 @@ def document_width(page: Any) -> int:
 def inside(page: Any, box: Shown) -> bool:
     width, height = viewport(page)
     return box.left >= 0 and box.top >= 0 and box.right <= width and box.bottom <= height
+
+
+REACHED = """(selector) => {
+  // Each element shown (not display: none): scrolled into view as the player would
+  // scroll it (every scrollable box around it, the page too), then the browser's hit
+  // test at its centre and near its four corners, which must reach it or its children.
+  const name = (node) => {
+    if (!node) return "nothing (off the screen)";
+    const owner = node.closest("[id]");
+    const cls = node.classList && node.classList.length ? "." + [...node.classList].join(".") : "";
+    return node.tagName.toLowerCase() + cls + (owner ? " in #" + owner.id : "");
+  };
+  const d = 4;
+  return [...document.querySelectorAll(selector)]
+    .filter((el) => el.getClientRects().length > 0)
+    .map((el) => {
+      el.scrollIntoView({ block: "nearest", inline: "nearest" });
+      const r = el.getBoundingClientRect();
+      const points = [
+        [(r.left + r.right) / 2, (r.top + r.bottom) / 2],
+        [r.left + d, r.top + d], [r.right - d, r.top + d],
+        [r.left + d, r.bottom - d], [r.right - d, r.bottom - d],
+      ];
+      const over = [];
+      for (const [x, y] of points) {
+        const hit = document.elementFromPoint(x, y);
+        if (!hit || !el.contains(hit)) over.push(name(hit));
+      }
+      return {
+        key: el.id || el.dataset.card || el.textContent.trim() || name(el),
+        inside: r.left >= 0 && r.top >= 0 && r.right <= innerWidth && r.bottom <= innerHeight,
+        over,
+      };
+    });
+}"""
+
+
+@dataclass(frozen=True)
+class Reached:
+    """An element scrolled into view, and what the pointer reaches instead of it."""
+
+    key: str
+    inside: bool
+    """Inside the screen once scrolled into view."""
+    over: list[str]
+    """What the hit test found instead at the points that missed it (none: all reach it)."""
+
+
+def reached(page: Any, selector: str) -> list[Reached]:
+    return [Reached(**r) for r in page.evaluate(REACHED, selector)]

@@ -29,6 +29,8 @@
   let heldTimer = null;
   let waiting = null;
   let seenTricks = null; // {hand, count}: the tricks of the deal the page last drew
+  let pinned = true; // the room kept scrolled to its end (see keepToEnd)
+  let pinnedFor = null; // the last question that scrolled it there
 
   // A card's visible part is at least this wide and tall (touch targets of 44 px, and a
   // little to spare for rounding).
@@ -232,7 +234,26 @@
     renderTrust();
     renderOver();
     renderTabs();
+    if (decision && decision.serial !== pinnedFor) {
+      pinnedFor = decision.serial;
+      pinned = true;
+    }
+    keepToEnd();
     if (held) $("status").textContent = heldCaption();
+  }
+
+  // Where the table and the hand do not both fit, the room scrolls (see table.css). It is
+  // kept scrolled to its end, so that the hand and the prompt just above it show whole
+  // without the player looking for them, whatever grows above them (a notice, a seat's
+  // badge): until the player scrolls away, then again from the next question asked.
+  function keepToEnd() {
+    const room = $("room");
+    if (pinned) room.scrollTop = room.scrollHeight;
+  }
+
+  function notePinned() {
+    const room = $("room");
+    pinned = room.scrollTop + room.clientHeight >= room.scrollHeight - 2;
   }
 
   // A trick more than the page last drew, in the same deal: it was just won. The first
@@ -792,6 +813,9 @@
     });
     $("modal-close").addEventListener("click", () => { $("score-modal").hidden = true; });
     $("table").addEventListener("click", goOn);
+    $("room").addEventListener("scroll", notePinned, { passive: true });
+    const sized = new ResizeObserver(keepToEnd);
+    for (const id of ["room", "table", "hand-area"]) sized.observe($(id));
     $("hand").addEventListener("keydown", handKey);
     for (const tab of document.querySelectorAll("#tabs [data-panel]")) {
       tab.addEventListener("click", () => toggleTab(tab.dataset.panel));

@@ -1,0 +1,298 @@
+"""The table at every common size, the smallest phones and phones turned sideways
+included: one game shown in a browser at each size, played by tapping on the smallest
+(360x640). In every phase each control (the prompt's buttons, the écart's slots, the
+tabs, the languages, the last trick's button, the lobby's and the dialogs' buttons) is
+reached by the browser's hit test once scrolled into view (nothing lies over it, the hand
+least of all), each card of the hand shows a touch target of TARGET pixels, and a tap
+plays the card under the finger. At 360x640 the hand's three rows lay over the écart's
+prompt: its words, slots and buttons could not be reached."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tarot_p2p.ui import policy
+from tarot_p2p.ui.view import build_view
+
+from .conftest import FAILED, Game, Table, enter
+from .page_geometry import TARGET, document_width, reached, shown, viewport
+from .test_page import STEP_MS, PassingBot, click_card, click_option, make_ecart
+from .test_page_lobby import LobbyPage
+
+PHONE = {"is_mobile": True, "has_touch": True}
+SIZES: dict[str, dict[str, Any]] = {
+    "360x640": PHONE,
+    "375x667": PHONE,
+    "390x844": PHONE,
+    "412x915": PHONE,
+    "844x390": PHONE,
+    "640x360": PHONE,
+    "1280x800": {},
+}
+"""Common phones upright and sideways, and a laptop; the first one plays."""
+CONTROLS = ", ".join(
+    (
+        "#prompt button",
+        ".ecart-chosen > *",
+        "#tabs button",
+        "#langs button",
+        "#last-button",
+        "#quit",
+        "#lobby button",
+    )
+)
+"""Everything that takes a click or shows where the next one goes (the écart's slots)."""
+DIALOG = ".modal:not([hidden]) .modal-buttons > *"
+"""A dialog's buttons (the dialog lies over the rest, as it should)."""
+
+HAND_IN_VIEW = "() => document.querySelector('#hand-area').scrollIntoView({block: 'nearest'})"
+
+
+def context(chromium: Any, size: str) -> Any:
+    width, height = (int(n) for n in size.split("x"))
+    return chromium.new_context(viewport={"width": width, "height": height}, **SIZES[size])
+
+
+@pytest.fixture
+def pages(chromium: Any, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """``pages(url, game)``: the page at ``url`` open at every size, and the first size's
+    page with every view it is sent (when ``game`` is given); screenshots if the test
+    fails."""
+    made: list[dict[str, Any]] = []
+
+    def make(url: str, game: Game | None = None) -> tuple[dict[str, Any], Table | None]:
+        opened = {size: context(chromium, size).new_page() for size in SIZES}
+        made.append(opened)
+        first = Table(opened[next(iter(SIZES))], game) if game is not None else None
+        for page in opened.values():
+            enter(page, url)  # one after the other: each takes the entry's new key
+        return opened, first
+
+    yield make
+    for opened in made:
+        for size, page in opened.items():
+            if request.node.stash.get(FAILED, False):
+                shot = tmp_path / f"{request.node.name}-{size}.png"
+                page.screenshot(path=str(shot))
+                print(f"\nscreenshot at {size}: {shot}")
+            page.context.close()
+
+
+def check(opened: dict[str, Any], when: str, controls: str = CONTROLS, hand: bool = True) -> None:
+    """At every size: no page wider than its screen, every control reached, and (``hand``)
+    every card of the hand, scrolled into view, a touch target inside the screen."""
+    for size, page in opened.items():
+        width, _ = viewport(page)
+        assert document_width(page) <= width, f"{when}: the page scrolls sideways at {size}"
+        found = reached(page, controls)
+        assert found, f"{when}: nothing to click at {size}"
+        for control in found:
+            assert control.inside, f"{when}: {control.key!r} is off the screen at {size}"
+            assert not control.over, (
+                f"{when}: at {size} the pointer on {control.key!r} reaches {control.over}"
+            )
+        if not hand:
+            continue
+        page.evaluate(HAND_IN_VIEW)
+        for card in shown(page, "#hand .card"):
+            assert card.side >= TARGET, (
+                f"{when}: at {size} the card {card.key} is a {card.side:.0f} px target"
+            )
+            assert card.bottom <= viewport(page)[1], f"{when}: the card {card.key} is cut at {size}"
+
+
+IN_VIEW = """() => [...document.querySelectorAll(
+    '#prompt button, .ecart-chosen > *, #hand .card')].filter((el) => {
+  const r = el.getBoundingClientRect();
+  return r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight;
+}).map((el) => el.id || el.dataset.card || el.className)"""
+
+
+def asked(opened: dict[str, Any], serial: str, when: str) -> None:
+    """The question ``serial`` shown at every size, its prompt and the whole hand in view
+    as the page shows them: the player need not look for them."""
+    same_decision(opened, serial)
+    for size, page in opened.items():
+        page.evaluate(SETTLED)
+        assert page.evaluate(IN_VIEW) == [], f"{when}: at {size} these are out of view at first"
+    check(opened, when)
+
+
+SETTLED = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+"""Two frames: what the page scrolled is laid out."""
+
+
+def same_decision(opened: dict[str, Any], serial: str) -> None:
+    for page in opened.values():
+        page.wait_for_function(
+            "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
+        )
+
+
+def next_decision(page: Any, last: str) -> str:
+    """The serial of the next question put to the player, or ``over`` when a deal's score
+    shows."""
+    handle = page.wait_for_function(
+        """(last) => {
+          if (document.querySelector('.modal:not([hidden])')) return 'over';
+          const d = document.body.dataset.decision;
+          return d && d !== last ? d : null;
+        }""",
+        arg=last,
+        timeout=STEP_MS,
+    )
+    return str(handle.json_value())
+
+
+def tap_option(page: Any, prefer: tuple[str, ...] = ()) -> None:
+    buttons = page.locator("#prompt button.option[data-option]")
+    labels = [t.strip() for t in buttons.all_inner_texts()]
+    index = next((labels.index(p) for p in prefer if p in labels), 0)
+    buttons.nth(index).tap()
+
+
+def tap_card(page: Any) -> int:
+    """Tap the first card that may be played where it shows; the card tapped."""
+    page.evaluate(HAND_IN_VIEW)
+    box = shown(page, "#hand .card.legal")[0]
+    page.touchscreen.tap(box.x, box.y)
+    return int(box.key)
+
+
+def was_played(table: Table, card: int) -> bool:
+    """Whether the table plays ``card`` for the player: the page is sent a view with it in
+    the trick or a trick taken (waiting a little for the table)."""
+    for _ in range(400):
+        for view in table.views:
+            trick = view.get("trick") or []
+            taken = [p for t in view.get("tricks") or [] for p in t["cards"]]
+            if any(p["card"] == card and p["seat"] == view["me"] for p in trick + taken):
+                return True
+        table.page.wait_for_timeout(50)
+    return False
+
+
+def test_the_lobby_at_every_size(pages: Any) -> None:
+    served = LobbyPage()
+    try:
+        served.invite("tarot-p2p join tp2p1-" + "a7" * 60)  # as long as a real one
+        served.seated(["Emma", "Nico"], 2)
+        opened, _ = pages(served.url)
+        for page in opened.values():
+            page.wait_for_selector("#copy:not([hidden])")
+        check(opened, "the lobby")
+    finally:
+        served.close()
+
+
+def test_every_phase_at_every_size(pages: Any) -> None:
+    game = Game(4, lambda i, _: PassingBot(f"small/{i}"), deals=2)
+    try:
+        opened, table = pages(game.url, game)
+        assert table is not None
+        play_a_deal(table, opened)
+    finally:
+        game.stop()
+
+
+def play_a_deal(table: Table, opened: dict[str, Any]) -> None:
+    """Bid a garde, make the écart and play the deal out by tapping on the smallest
+    phone, checking every size at each phase, up to the deal's score."""
+    phone = opened["360x640"]
+    serial = next_decision(phone, "")
+    if "Garde" not in phone.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+    asked(opened, serial, "bidding")
+    tap_option(phone, ("Garde",))
+    serial = next_decision(phone, serial)
+    if serial == "over":
+        pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
+    asked(opened, serial, "the écart, the chien shown")
+    while phone.locator(".ecart-chosen .slot").count():
+        before = phone.locator(".ecart-chosen .card").count()
+        card = tap_card(phone)
+        phone.wait_for_selector(f".ecart-chosen .card[data-card='{card}']")
+        assert phone.locator(".ecart-chosen .card").count() == before + 1, "tapped one, took two"
+    for page in opened.values():
+        page.wait_for_selector("#ecart-done:not([disabled])", timeout=STEP_MS)
+    check(opened, "the écart made")
+    phone.locator("#ecart-done").tap()
+    tricks = 0
+    last_seen = False
+    while (serial := next_decision(phone, serial)) != "over":
+        same_decision(opened, serial)
+        if phone.locator("#prompt:not([hidden]) button.option[data-option]").count():
+            asked(opened, serial, "a question in the play")
+            tap_option(phone, ("Non, jouer",))
+            continue
+        if tricks < 2 and phone.locator("#centre .played").count():
+            tricks += 1
+            asked(opened, serial, f"a trick in the middle ({tricks})")
+        if not last_seen and phone.locator("#last-button:not([hidden])").count():
+            last_seen = True
+            show_last_trick(opened)
+        card = tap_card(phone)
+        assert was_played(table, card), f"the card tapped, {card}, was not played"
+    assert last_seen, "no trick was ever taken"
+    for page in opened.values():
+        page.wait_for_selector("#score-modal:not([hidden])", timeout=STEP_MS)
+    check(opened, "the deal's score", DIALOG, hand=False)
+
+
+def show_last_trick(opened: dict[str, Any]) -> None:
+    """The last trick shown at every size: it lies in the screen, over no control, its
+    button (which hides it again) least of all."""
+    for page in opened.values():
+        page.locator("#last-button").click()
+        page.wait_for_selector("#last:not([hidden])")
+    check(opened, "the last trick shown", CONTROLS + ", #last")
+    for page in opened.values():
+        page.locator("#last-button").click()
+        page.wait_for_selector("#last", state="hidden")
+
+
+def test_a_poignee_shown_covers_no_button(
+    table: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The player's own poignée under his seat, on the smallest phone: the strip of fifteen
+    small cards (a triple poignée at four) wraps in the seat. It widened the seat, and the
+    seat's column, over the last trick's button. The deal cannot be made to give the
+    player fifteen trumps: the views sent show his first fifteen cards as his poignée once
+    a trick is taken (the page draws any poignée alike)."""
+
+    def with_poignee(peer: Any, story: Any, pending: Any) -> dict[str, Any]:
+        view = build_view(peer, story, pending)
+        if view.get("tricks") and len(view["hand"]) >= 15:
+            view["poignees"] = [{"seat": view["me"], "cards": view["hand"][:15]}]
+        return view
+
+    monkeypatch.setattr(policy, "build_view", with_poignee)
+    t = table(4, lambda i, _: PassingBot(f"poignee/{i}"))
+    page = t.page
+    page.set_viewport_size({"width": 360, "height": 640})
+    serial = next_decision(page, "")
+    if "Garde" not in page.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+    click_option(t, ("Garde",))
+    page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+    make_ecart(t)
+    drawn = (
+        "() => Boolean(document.querySelector('.seat.me .poignee'))"
+        " && !document.querySelector('#last-button').hidden"
+    )
+    while not page.evaluate(drawn):
+        serial = next_decision(page, serial)
+        assert serial != "over", "the poignée was never drawn"
+        page.wait_for_function(
+            "(s) => document.body.dataset.decision === s", arg=serial, timeout=STEP_MS
+        )
+        if page.locator("#hand .card.legal").count():  # no poignée shown: a card played
+            click_card(page.locator("#hand .card.legal").first)
+        else:
+            click_option(t, ("Non, jouer",))
+    (button,) = reached(page, "#last-button")
+    assert not button.over, f"the pointer on the last trick's button reaches {button.over}"

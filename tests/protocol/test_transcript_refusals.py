@@ -29,6 +29,8 @@ from tarot_p2p.protocol.transcript import (
     file_header,
     file_record,
     genesis_digest,
+    link_digest,
+    opening_digest,
     parse_file,
     read_frames,
 )
@@ -158,6 +160,99 @@ def test_a_genesis_of_wrong_lengths_is_refused_in_words() -> None:
     for table_id, binding in ((TABLE[:31], BINDING), (TABLE, BINDING + b"\x00")):
         with pytest.raises(ValueError, match=r"^table_id and binding must be 32 bytes each$"):
             genesis_digest(table_id, binding)
+
+
+# --- the opening chain (table.md §1.5, §1.6) ----------------------------------------------
+
+
+def _opening_points(t: Transcript, hand: int) -> list[bytes]:
+    """The opening chain of ``hand`` as ``transcript.py``'s docstring defines it, rebuilt
+    here from the messages: ``o_0`` after the previous hand's first message, then each of
+    the hand's payloads linked on."""
+    envs = list(t)
+    first = next(i for i, e in enumerate(envs) if e.slot == (hand - 1, 0))
+    points = [opening_digest(t.digest_after(first + 1))]
+    for env in envs:
+        if env.hand == hand:
+            points.append(link_digest(points[-1], env.payload))
+    return points
+
+
+def test_an_opening_chain_point_is_placed_before_the_slot_it_is_the_base_of() -> None:
+    t = played(5)  # (0, 0), (0, 1), then hand 1 from message 2: (1, 0), (1, 1), (1, 2)
+    points = _opening_points(t, 1)
+    assert points[0] == opening_digest(t.digest_after(1)) == t.opening_start(1)
+    assert [t.position(p) for p in points] == [2, 3, 4, 5]
+    # The next hand's start, before it has any message: after all of ours.
+    assert t.position(t.opening_start(2) or b"") == 5
+    # The opening digests are none of the transcript's.
+    assert not set(points) & {t.digest_after(i) for i in range(6)}
+
+
+def test_no_opening_chain_starts_before_a_hand_has_a_first_message() -> None:
+    t = Transcript(TABLE, BINDING)
+    assert t.opening_start(0) is None and t.opening_start(1) is None
+    t.opening = 1
+    with pytest.raises(ValueError, match=r"^hand 1 cannot open here$"):
+        t.expected_prev  # noqa: B018 (a property that raises)
+    t.opening = None
+    t.append(msg(t, 0, (0, 0)))
+    assert t.opening_start(1) == opening_digest(t.head) and t.opening_start(2) is None
+
+
+def test_the_next_hands_opening_on_its_chain_is_early_while_this_hand_goes_on() -> None:
+    t = played(5)  # the last slot is (1, 2): neither its hand nor its seq plus one is 2
+    start = t.opening_start(2)
+    assert start is not None
+    key = msg(t, 0, (2, 0), prev=start)
+    with pytest.raises(EarlyInRound) as info:
+        t.classify(key)
+    assert info.value.reason == "message (2, 0) of the next hand came early" == str(info.value)
+    assert info.value.raw == key.wire and info.value.prev == start
+    # A later message of that opening, on a point of its chain we cannot have yet: early
+    # too (a gap would ask the others for records that do not exist).
+    later = msg(t, 1, (2, 1), prev=link_digest(start, key.payload))
+    with pytest.raises(EarlyInRound, match=r"^message \(2, 1\) of the next hand came early$"):
+        t.classify(later)
+    # Once the table says the next message opens hand 2, the key is the next one.
+    t.opening = 2
+    assert t.expected_prev == start and t.classify(key) is Verdict.NEXT
+    t.append(key)
+    assert t.classify(later) is Verdict.NEXT
+
+
+def test_a_loose_reader_takes_an_opening_on_its_own_hands_chain_only() -> None:
+    t = played(5)
+    t.strict = False
+    start = t.opening_start(2)
+    assert start is not None
+    # A hand's first message on its opening chain's start, then the next on the next point.
+    key = msg(t, 0, (2, 0), prev=start)
+    assert t.classify(key) is Verdict.NEXT
+    t.append(key)
+    on_chain = link_digest(start, key.payload)
+    assert t.classify(msg(t, 1, (2, 1), prev=on_chain)) is Verdict.NEXT
+    # A point of hand 1's opening chain is history before hand 2: a fork.
+    old = _opening_points(t, 1)[1]
+    with pytest.raises(SeatViolation, match=r"^seat 1: fork: message \(2, 1\) built on message 3$"):
+        t.classify(msg(t, 1, (2, 1), prev=old))
+
+
+def test_includes_tells_which_messages_a_history_holds() -> None:
+    t = played(5)  # messages 0 and 1 of hand 0, 2 to 4 of hand 1
+    indexes = range(len(t) + 1)
+    for count in range(len(t) + 1):
+        assert [t.includes(t.digest_after(count), i) for i in indexes] == [
+            i < count for i in indexes
+        ]
+    # A point of hand 1's opening chain: hand 0's first message, then hand 1's before it.
+    point = _opening_points(t, 1)[1]
+    assert [t.includes(point, i) for i in indexes] == [True, False, True, False, False, False]
+    # The start of hand 2's opening: everything up to hand 1's first message, no further.
+    start = t.opening_start(2) or b""
+    assert [t.includes(start, i) for i in indexes] == [True, True, True, False, False, False]
+    assert t.includes(bytes(32), 0) is None
+    assert Transcript(TABLE, BINDING).includes(bytes(32), 0) is None
 
 
 # --- the file's framing ------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """The table at every common size, the smallest phones and phones turned sideways
-included: one game shown in a browser at each size, played by tapping on the smallest
-(360x640). In every phase each control (the prompt's buttons, the écart's slots, the
-tabs, the languages, the last trick's button, the lobby's and the dialogs' buttons) is
-reached by the browser's hit test once scrolled into view (nothing lies over it, the hand
-least of all), each card of the hand shows a touch target of TARGET pixels, and a tap
-plays the card under the finger. At 360x640 the hand's three rows lay over the écart's
-prompt: its words, slots and buttons could not be reached."""
+included: one game (at four, and at five) shown in a browser at each size, played by
+tapping on the smallest (360x640). In every phase each control (the prompt's buttons, the
+écart's slots, the tabs, the languages, the last trick's button, the lobby's and the
+dialogs' buttons) is reached by the browser's hit test once scrolled into view (nothing
+lies over it, the hand least of all), each card of the hand shows a touch target of
+TARGET pixels, a tap plays the card under the finger, and when the player is asked the
+prompt, the hand and the trick show without his scrolling. At 360x640 the hand's rows
+lay over the bidding's and the écart's prompt: its words, slots and buttons could not be
+reached."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 
 from tarot_p2p.ui import policy
+from tarot_p2p.ui.i18n import Words
 from tarot_p2p.ui.view import build_view
 
 from .conftest import FAILED, Game, Table, enter
@@ -105,16 +108,22 @@ def check(opened: dict[str, Any], when: str, controls: str = CONTROLS, hand: boo
             assert card.bottom <= viewport(page)[1], f"{when}: the card {card.key} is cut at {size}"
 
 
-IN_VIEW = """() => [...document.querySelectorAll(
-    '#prompt button, .ecart-chosen > *, #hand .card')].filter((el) => {
-  const r = el.getBoundingClientRect();
-  return r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight;
-}).map((el) => el.id || el.dataset.card || el.className)"""
+IN_VIEW = """() => {
+  // Inside the room's visible part (which the screen holds): what the room scrolled away
+  // is hidden under its edge, though still on the screen.
+  const room = document.querySelector('#room').getBoundingClientRect();
+  const top = Math.max(room.top, 0), bottom = Math.min(room.bottom, innerHeight);
+  return [...document.querySelectorAll(
+    '#prompt button, .ecart-chosen > *, #hand .card, #centre .played')].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.left < 0 || r.top < top || r.right > innerWidth || r.bottom > bottom;
+  }).map((el) => el.id || el.dataset.card || el.className);
+}"""
 
 
 def asked(opened: dict[str, Any], serial: str, when: str) -> None:
-    """The question ``serial`` shown at every size, its prompt and the whole hand in view
-    as the page shows them: the player need not look for them."""
+    """The question ``serial`` shown at every size, its prompt, the whole hand and the
+    trick in view as the page shows them: the player need not look for them."""
     same_decision(opened, serial)
     for size, page in opened.items():
         page.evaluate(SETTLED)
@@ -189,8 +198,9 @@ def test_the_lobby_at_every_size(pages: Any) -> None:
         served.close()
 
 
-def test_every_phase_at_every_size(pages: Any) -> None:
-    game = Game(4, lambda i, _: PassingBot(f"small/{i}"), deals=2)
+@pytest.mark.parametrize("players", [4, 5])
+def test_every_phase_at_every_size(pages: Any, players: int) -> None:
+    game = Game(players, lambda i, _: PassingBot(f"small/{i}"), deals=2)
     try:
         opened, table = pages(game.url, game)
         assert table is not None
@@ -211,6 +221,10 @@ def play_a_deal(table: Table, opened: dict[str, Any]) -> None:
     serial = next_decision(phone, serial)
     if serial == "over":
         pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
+    if phone.locator("#prompt button.option[data-option]").count():  # five: a king to call
+        asked(opened, serial, "the call of a king")
+        tap_option(phone)
+        serial = next_decision(phone, serial)
     asked(opened, serial, "the écart, the chien shown")
     while phone.locator(".ecart-chosen .slot").count():
         before = phone.locator(".ecart-chosen .card").count()
@@ -255,19 +269,26 @@ def show_last_trick(opened: dict[str, Any]) -> None:
         page.wait_for_selector("#last", state="hidden")
 
 
-def test_a_poignee_shown_covers_no_button(
+def test_a_poignee_and_a_called_king_on_the_smallest_phone(
     table: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The player's own poignée under his seat, on the smallest phone: the strip of fifteen
-    small cards (a triple poignée at four) wraps in the seat. It widened the seat, and the
-    seat's column, over the last trick's button. The deal cannot be made to give the
-    player fifteen trumps: the views sent show his first fifteen cards as his poignée once
-    a trick is taken (the page draws any poignée alike)."""
+    """The player's own poignée under his seat, at 360x640: the strip of fifteen small
+    cards (a triple poignée at four) wraps in the seat. It widened the seat, and the seat's
+    column, over the last trick's button. And the contract with a called king and its
+    partner (five players) in lines as wide as the table: in the corner beside the
+    player's seat its three sentences made a column of words taller than the trick. The
+    deal cannot be made to give the player fifteen trumps: the views sent show his first
+    fifteen cards as his poignée once a trick is taken, and the longest called king's
+    lines with the contract (the page draws any alike)."""
+    words = Words("fr")
 
     def with_poignee(peer: Any, story: Any, pending: Any) -> dict[str, Any]:
         view = build_view(peer, story, pending)
         if view.get("tricks") and len(view["hand"]) >= 15:
             view["poignees"] = [{"seat": view["me"], "cards": view["hand"][:15]}]
+        if view.get("contract"):
+            view["contract"]["called_text"] = words("called", card="Roi de carreau")
+            view["contract"]["partner_text"] = words("alone_you")
         return view
 
     monkeypatch.setattr(policy, "build_view", with_poignee)
@@ -296,3 +317,10 @@ def test_a_poignee_shown_covers_no_button(
             click_option(t, ("Non, jouer",))
     (button,) = reached(page, "#last-button")
     assert not button.over, f"the pointer on the last trick's button reaches {button.over}"
+    lines = page.evaluate(
+        """() => {
+          const box = document.querySelector('#contract');
+          return box.getBoundingClientRect().height / parseFloat(getComputedStyle(box).lineHeight);
+        }"""
+    )
+    assert lines <= 4, f"the contract is a column of {lines:.1f} lines"

@@ -423,6 +423,7 @@
   function renderContract() {
     const box = $("contract");
     const contract = view.contract;
+    $("table").classList.toggle("called", Boolean(contract && contract.called_text));
     if (!contract) {
       box.hidden = true;
       return;

@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 from cryptography.exceptions import InvalidSignature
 
+from tarot_p2p.conformance.cheats import shares_for, sign_next
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.audit_render import render
 from tarot_p2p.protocol.audit_report import Status, audit_file
+from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import Peer
 from tarot_p2p.protocol.table import HandEnded, Phase, SeatsDrawn, draw_order
 from tarot_p2p.protocol.transcript import file_header
@@ -136,6 +140,28 @@ def test_poignee_opens_only_the_shown_trumps() -> None:
     hand = table.observer.hand
     assert hand.audit is not None and hand.audit.outcome is not None
     assert hand.audit.outcome.poignees
+
+
+def test_a_poignee_naming_its_slots_out_of_order_is_refused() -> None:
+    """table.md §2 ``poignee``: its slots are distinct, the sender's, ascending. The same
+    cards named in descending order, with right shares and proof, are still refused (one
+    form per poignée, as for every list of slots)."""
+    table = make_table(one_deal(5), seed=b"poignee-5")
+    bot = Bot(contract=Contract.GARDE, seed=3)
+    while True:
+        sender = table.observer.expected_sender()
+        assert sender is not None, "the seed must give a poignée"
+        peer = table.peer_at(sender)
+        offers = [x for x in peer.legal_actions() if isinstance(x, a.Poignee)]
+        if offers:
+            break
+        assert step(table, bot)
+    slots = sorted((peer._slot_of(c) for c in cards_of(offers[0].cards)), reverse=True)
+    d, proof = shares_for(peer, "poignee", slots, DeterministicRandom(b"order"))
+    wire = sign_next(peer, table.key_of(1, sender), m.Poignee(tuple(slots), d, proof))
+    with pytest.raises(SeatViolation, match="ascending") as info:
+        table.observer.receive(wire)
+    assert info.value.seat == sender
 
 
 def draw_seats(table: Table) -> SeatsDrawn:

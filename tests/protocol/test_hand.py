@@ -246,6 +246,7 @@ def test_petit_sec_opens_that_hand_only_and_voids_the_deal() -> None:
     assert sheet is not None and sheet.lines[0].kind is LineKind.PETIT_SEC
     hand = table.observer.hand
     holder = (hand.dealer + 1) % 4
+    assert hand.history[-1] == (holder, a.PETIT_SEC)  # the announcement is its holder's
     opened = {s for s in hand.cards if s < 78}
     assert opened == set(hand.dealt_slots(holder))
     assert mask_of(hand.cards[s] for s in opened) == mask_of([PETIT, *suits[:17]])

@@ -159,7 +159,8 @@ def test_a_poignee_naming_its_slots_out_of_order_is_refused() -> None:
     slots = sorted((peer._slot_of(c) for c in cards_of(offers[0].cards)), reverse=True)
     d, proof = shares_for(peer, "poignee", slots, DeterministicRandom(b"order"))
     wire = sign_next(peer, table.key_of(1, sender), m.Poignee(tuple(slots), d, proof))
-    with pytest.raises(SeatViolation, match="ascending") as info:
+    words = "a poignée names distinct unplayed slots of its sender, ascending$"
+    with pytest.raises(SeatViolation, match=words) as info:
         table.observer.receive(wire)
     assert info.value.seat == sender
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from tarot_p2p.crypto.group import scalar_to_bytes
+from tarot_p2p.crypto.escrow import absent_key
+from tarot_p2p.crypto.group import Point, base_mul, points_equal, scalar_to_bytes, sum_points
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.table import HandMachine, Phase, TableMachine, Violation
 from tarot_p2p.rules.config import GameEnd, TableConfig
@@ -108,3 +109,65 @@ def test_the_next_hand_is_dealt_by_the_seat_after_this_ones_dealer(
     nxt = table.following_hand()
     assert (nxt.hand, nxt.dealer, nxt.table_id, nxt.config) == (HAND + 1, following, TABLE, config)
     assert nxt.phase is Phase.KEYS and nxt.setup is None
+
+
+CLAIMS = (bytes(64), bytes(64))
+"""Two claims: the machine counts them; their signatures are the peer's to check."""
+
+
+@pytest.mark.parametrize(
+    ("sender", "abandon", "words"),
+    [
+        (
+            2,
+            m.Abandon(0, CLAIMS),
+            "an abandon is sent by the lowest seat other than the silent one",
+        ),
+        (1, m.Abandon(2, CLAIMS), "seat 2 is not the one expected to speak"),
+        (1, m.Abandon(0, CLAIMS[:1]), "an abandon carries 2 claims"),
+        (1, m.Abandon(0, (*CLAIMS, bytes(64))), "an abandon carries 2 claims"),
+    ],
+)
+def test_an_abandon_from_the_wrong_seat_for_the_wrong_seat_or_claims_is_refused_in_words(
+    sender: int, abandon: m.Abandon, words: str
+) -> None:
+    machine = fresh()  # seat 0 is to send its key
+    with pytest.raises(Violation) as info:
+        machine.apply(sender, abandon)
+    assert info.value.reason == words
+    assert machine.abandoned is None and machine.count == 0
+
+
+def absent_share(seat: int) -> Point:
+    return base_mul(absent_key(TABLE, HAND, seat))
+
+
+def test_a_seat_silent_in_the_keys_gets_its_absent_key_and_the_others_go_on() -> None:
+    machine = fresh()
+    assert machine.apply(1, m.Abandon(0, CLAIMS)) == []
+    assert machine.abandoned == 0 and machine.away == 0 and machine.abandoned_in is Phase.KEYS
+    assert machine.away_key == absent_key(TABLE, HAND, 0)
+    assert points_equal(machine.key_shares[0], absent_share(0))
+    assert points_equal(machine.escrow_keys[0], absent_share(0))
+    assert machine.expected_sender() == 1 and machine.round_seqs == range(0, 3)
+    for env in OPENING.keys[1:]:
+        machine.apply(env.seat, m.load_body("key", env.body))
+    assert machine.phase is Phase.ESCROW and machine.expected_sender() == 1
+    shares = [absent_share(0), *machine.key_shares[1:]]
+    assert machine.joint_key is not None
+    assert points_equal(machine.joint_key, sum_points(shares))
+
+
+def test_a_seat_silent_in_the_escrows_gets_its_absent_key_in_the_joint_key() -> None:
+    machine = fresh()
+    for env in OPENING.keys + OPENING.escrows[:1]:
+        machine.apply(env.seat, m.load_body(env.kind, env.body))
+    assert machine.expected_sender() == 1
+    machine.apply(0, m.Abandon(1, CLAIMS))  # seat 0 is the lowest other than seat 1
+    assert machine.away == 1 and machine.abandoned_in is Phase.ESCROW
+    assert points_equal(machine.key_shares[1], absent_share(1))
+    assert machine.joint_key is not None
+    assert points_equal(machine.joint_key, sum_points(machine.key_shares))
+    assert machine.expected_sender() == 2
+    machine.apply(2, m.load_body("escrow", OPENING.escrows[2].body))
+    assert machine.phase is Phase.SHUFFLE and machine.expected_sender() == 0

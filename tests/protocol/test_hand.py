@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from cryptography.exceptions import InvalidSignature
 
+from tarot_p2p.conformance.cheats import shares_for, sign_next
 from tarot_p2p.crypto.deck import initial_deck
+from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shuffle import shuffle_and_prove
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.audit_render import render
@@ -153,6 +155,29 @@ def test_poignee_opens_only_the_shown_trumps() -> None:
     assert hand.audit.outcome.poignees
 
 
+def test_a_poignee_naming_its_slots_out_of_order_is_refused() -> None:
+    """table.md §2 ``poignee``: its slots are distinct, the sender's, ascending. The same
+    cards named in descending order, with right shares and proof, are still refused (one
+    form per poignée, as for every list of slots)."""
+    table = make_table(one_deal(5), seed=b"poignee-5-8")
+    bot = Bot(contract=Contract.GARDE, seed=3)
+    while True:
+        sender = table.observer.expected_sender()
+        assert sender is not None, "the seed must give a poignée"
+        peer = table.peer_at(sender)
+        offers = [x for x in peer.legal_actions() if isinstance(x, a.Poignee)]
+        if offers:
+            break
+        assert step(table, bot)
+    slots = sorted((peer._slot_of(c) for c in cards_of(offers[0].cards)), reverse=True)
+    d, proof = shares_for(peer, "poignee", slots, DeterministicRandom(b"order"))
+    wire = sign_next(peer, table.key_of(1, sender), m.Poignee(tuple(slots), d, proof))
+    words = "a poignée names distinct unplayed slots of its sender, ascending$"
+    with pytest.raises(SeatViolation, match=words) as info:
+        table.observer.receive(wire)
+    assert info.value.seat == sender
+
+
 def draw_seats(table: Table) -> SeatsDrawn:
     while table.observer.hand.hand == 0:
         step(table, Bot())
@@ -237,6 +262,7 @@ def test_petit_sec_opens_that_hand_only_and_voids_the_deal() -> None:
     assert sheet is not None and sheet.lines[0].kind is LineKind.PETIT_SEC
     hand = table.observer.hand
     holder = (hand.dealer + 1) % 4
+    assert hand.history[-1] == (holder, a.PETIT_SEC)  # the announcement is its holder's
     opened = {s for s in hand.cards if s < 78}
     assert opened == set(hand.dealt_slots(holder))
     assert mask_of(hand.cards[s] for s in opened) == mask_of([PETIT, *suits[:17]])

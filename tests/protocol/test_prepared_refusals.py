@@ -15,8 +15,14 @@ import hashlib
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from tarot_p2p.crypto.escrow import escrow_context, make_escrow, make_escrow_key
-from tarot_p2p.crypto.group import Scalar, point_to_bytes
+from tarot_p2p.crypto.escrow import (
+    Escrow,
+    SealedPiece,
+    escrow_context,
+    make_escrow,
+    make_escrow_key,
+)
+from tarot_p2p.crypto.group import ORDER, Scalar, point_to_bytes
 from tarot_p2p.crypto.keys import key_context, make_key_share
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.protocol import messages as m
@@ -65,12 +71,14 @@ class Opening:
     def __init__(self) -> None:
         rng = DeterministicRandom(b"prepared refusals")
         self.secrets: list[Scalar] = []
+        self.escrow_secrets: list[Scalar] = []
         self.keys: list[SignedEnvelope] = []
         for seat in range(3):
             x, share = make_key_share(key_context(TABLE, HAND, seat), rng)
-            _, escrow_key = make_escrow_key(rng)
+            e, escrow_key = make_escrow_key(rng)
             key = m.Key(point_to_bytes(share.y), share.proof.to_bytes(), point_to_bytes(escrow_key))
             self.secrets.append(x)
+            self.escrow_secrets.append(e)
             self.keys.append(envelope(seat, seat, START, "key", m.dump_body(key)))
         machine = fresh()
         for env in self.keys:
@@ -84,6 +92,14 @@ class Opening:
             escrow = make_escrow(self.secrets[seat], ctx, machine.escrow_keys, rng)
             body = m.dump_body(m.Escrow(escrow.to_bytes()))
             self.escrows.append(envelope(seat, 3 + seat, self.after_keys, "escrow", body))
+        # Seat 1's escrow again, its piece for seat 0 sealed wrong: its commitments add up,
+        # only seat 0 can tell (crypto.md §10.5).
+        honest = make_escrow(
+            self.secrets[1], escrow_context(TABLE, HAND, 1), machine.escrow_keys, rng
+        )
+        first = honest.pieces[0]
+        pieces = (SealedPiece(first.commitment, (first.sealed + 1) % ORDER), *honest.pieces[1:])
+        self.badly_sealed = m.Escrow(Escrow(honest.r, pieces).to_bytes())
 
 
 OPENING = Opening()

@@ -45,6 +45,7 @@ Moment = Callable[[HandMachine], bool]
 MOMENTS: dict[str, Moment] = {
     "keys": lambda h: h.phase is Phase.KEYS and len(h.key_shares) == 1,
     "escrow": lambda h: h.phase is Phase.ESCROW and len(h.escrows) == 2,
+    "shuffle": lambda h: h.phase is Phase.SHUFFLE and len(h.accepted) == 1,
     "bidding": lambda h: h.phase is Phase.BIDDING,
     "ecart": lambda h: h.phase is Phase.ECART,
     "reveal": lambda h: h.phase is Phase.REVEAL,
@@ -266,6 +267,7 @@ def test_a_wrong_release_is_its_senders_violation_and_a_second_silence_no_abando
     wire = wrong_release(cheater, table.key_of(1, releaser), DeterministicRandom(b"c"))
     refused = deliver(table, cheater, wire)
     assert len(refused) == 3 and all(r.seat == releaser for r in refused)
+    assert all("release: " in str(r) for r in refused)  # what the log tells of it
 
 
 @pytest.mark.parametrize("fault", ["itself", "no such seat", "not a scalar"])

@@ -1,0 +1,173 @@
+"""The table machine's checks that no game of ``test_hand.py`` reaches, at the hand level.
+
+Why a third way in: the protocol tests play whole hands through peers, which takes seconds
+a hand and never sends what an honest seat would not; these tests pin what a mutation run
+of ``protocol/table.py`` found unguarded (``docs/mutation.md``), on a hand machine fed by
+hand with the keys and escrows of ``test_prepared_refusals.py`` (no shuffle, no game): an
+escrow complaint, true or false or naming nobody, and the table's queries a peer asks
+before the game (which keys sign a hand, the machine of the next hand).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tarot_p2p.crypto.escrow import absent_key
+from tarot_p2p.crypto.group import Point, base_mul, points_equal, scalar_to_bytes, sum_points
+from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.table import HandMachine, Phase, TableMachine, Violation
+from tarot_p2p.rules.config import GameEnd, TableConfig
+from tarot_p2p.rules.sheet import ScoreSheet
+from tests.protocol.test_prepared_refusals import CONFIG, HAND, OPENING, TABLE, fresh
+
+
+def at_the_shuffles(escrow_of_1: m.Escrow | None = None) -> HandMachine:
+    """Hand ``HAND`` after its keys and escrows (seat 1's replaced if told): seat 0 is to
+    shuffle, and may complain of the pieces sealed to it instead."""
+    machine = fresh()
+    for env in OPENING.keys + OPENING.escrows:
+        body = m.load_body(env.kind, env.body)
+        if env.kind == "escrow" and env.seat == 1 and escrow_of_1 is not None:
+            body = escrow_of_1
+        machine.apply(env.seat, body)
+    assert machine.phase is Phase.SHUFFLE and machine.expected_sender() == 0
+    assert machine.expected_types() == ("shuffle", "complaint")
+    return machine
+
+
+def e_of(seat: int) -> bytes:
+    return scalar_to_bytes(OPENING.escrow_secrets[seat])
+
+
+def test_a_true_complaint_blames_the_owner_of_the_badly_sealed_piece() -> None:
+    machine = at_the_shuffles(OPENING.badly_sealed)
+    assert machine.apply(0, m.Complaint(1, e_of(0))) == []
+    exposed = machine.exposed
+    assert machine.phase is Phase.ABORTED and exposed is not None
+    assert exposed.reason == "seat 1 sealed a wrong escrow piece to seat 0" == str(exposed)
+    assert exposed.seat == 1 and exposed.evidence_type == "escrow"
+    assert machine.count == 7 and machine.expected_sender() is None
+
+
+def test_a_complaint_of_a_piece_sealed_right_blames_the_complainer() -> None:
+    machine = at_the_shuffles()
+    for owner in (1, 2):
+        with pytest.raises(Violation) as info:
+            machine.apply(0, m.Complaint(owner, e_of(0)))
+        assert info.value.reason == f"a false complaint of seat {owner}'s escrow piece"
+        assert info.value.seat is None and info.value.evidence_type == ""
+        assert str(info.value) == info.value.reason and machine.exposed is None
+    assert machine.phase is Phase.SHUFFLE and machine.count == 6
+
+
+@pytest.mark.parametrize("owner", [0, 3])
+def test_a_complaint_of_its_own_escrow_or_of_no_seat_is_refused_in_words(owner: int) -> None:
+    machine = at_the_shuffles(OPENING.badly_sealed)
+    with pytest.raises(Violation) as info:
+        machine.apply(0, m.Complaint(owner, e_of(0)))
+    assert info.value.reason == f"seat 0 holds no escrow piece of seat {owner}"
+    assert machine.phase is Phase.SHUFFLE and machine.exposed is None
+
+
+def test_a_complaint_whose_key_is_no_scalar_is_refused_in_words() -> None:
+    machine = at_the_shuffles(OPENING.badly_sealed)
+    with pytest.raises(Violation, match=r"^complaint: ") as info:
+        machine.apply(0, m.Complaint(1, b"\xff" * 32))
+    assert info.value.seat is None
+    assert machine.phase is Phase.SHUFFLE and machine.exposed is None
+
+
+def test_a_complaint_with_another_seats_key_is_false() -> None:
+    """The verdict reads the piece with the complainer's own escrow key: seat 2's key
+    opens nothing sealed to seat 0."""
+    machine = at_the_shuffles(OPENING.badly_sealed)
+    with pytest.raises(Violation, match=r"^a false complaint of seat 1's escrow piece$"):
+        machine.apply(0, m.Complaint(1, e_of(2)))
+
+
+ROSTER = [bytes([i]) * 32 for i in range(3)]
+NAMES = ["Ana", "Bo", "Cy"]
+
+
+def test_the_keys_of_a_hand_are_by_member_then_by_seat() -> None:
+    table = TableMachine(CONFIG, TABLE, ROSTER, NAMES)
+    assert table.roster(0) == tuple(ROSTER)
+    assert table.roster(1) is None  # the seats are not drawn yet
+    table.seating = (2, 0, 1)
+    assert table.roster(0) == tuple(ROSTER)
+    assert table.roster(1) == (ROSTER[2], ROSTER[0], ROSTER[1])
+
+
+@pytest.mark.parametrize(("dealer", "following"), [(0, 1), (1, 2), (2, 0)])
+def test_the_next_hand_is_dealt_by_the_seat_after_this_ones_dealer(
+    dealer: int, following: int
+) -> None:
+    config = TableConfig(players=3, game_end=GameEnd.DEALS, game_length=5)
+    table = TableMachine(config, TABLE, ROSTER, NAMES)
+    table.sheet = ScoreSheet(config, NAMES, first_dealer=dealer)
+    table.hand = HandMachine(config, TABLE, HAND, dealer)
+    nxt = table.following_hand()
+    assert (nxt.hand, nxt.dealer, nxt.table_id, nxt.config) == (HAND + 1, following, TABLE, config)
+    assert nxt.phase is Phase.KEYS and nxt.setup is None
+
+
+CLAIMS = (bytes(64), bytes(64))
+"""Two claims: the machine counts them; their signatures are the peer's to check."""
+
+
+@pytest.mark.parametrize(
+    ("sender", "abandon", "words"),
+    [
+        (
+            2,
+            m.Abandon(0, CLAIMS),
+            "an abandon is sent by the lowest seat other than the silent one",
+        ),
+        (1, m.Abandon(2, CLAIMS), "seat 2 is not the one expected to speak"),
+        (1, m.Abandon(0, CLAIMS[:1]), "an abandon carries 2 claims"),
+        (1, m.Abandon(0, (*CLAIMS, bytes(64))), "an abandon carries 2 claims"),
+    ],
+)
+def test_an_abandon_from_the_wrong_seat_for_the_wrong_seat_or_claims_is_refused_in_words(
+    sender: int, abandon: m.Abandon, words: str
+) -> None:
+    machine = fresh()  # seat 0 is to send its key
+    with pytest.raises(Violation) as info:
+        machine.apply(sender, abandon)
+    assert info.value.reason == words
+    assert machine.abandoned is None and machine.count == 0
+
+
+def absent_share(seat: int) -> Point:
+    return base_mul(absent_key(TABLE, HAND, seat))
+
+
+def test_a_seat_silent_in_the_keys_gets_its_absent_key_and_the_others_go_on() -> None:
+    machine = fresh()
+    assert machine.apply(1, m.Abandon(0, CLAIMS)) == []
+    assert machine.abandoned == 0 and machine.away == 0 and machine.abandoned_in is Phase.KEYS
+    assert machine.away_key == absent_key(TABLE, HAND, 0)
+    assert points_equal(machine.key_shares[0], absent_share(0))
+    assert points_equal(machine.escrow_keys[0], absent_share(0))
+    assert machine.expected_sender() == 1 and machine.round_seqs == range(0, 3)
+    for env in OPENING.keys[1:]:
+        machine.apply(env.seat, m.load_body("key", env.body))
+    assert machine.phase is Phase.ESCROW and machine.expected_sender() == 1
+    shares = [absent_share(0), *machine.key_shares[1:]]
+    assert machine.joint_key is not None
+    assert points_equal(machine.joint_key, sum_points(shares))
+
+
+def test_a_seat_silent_in_the_escrows_gets_its_absent_key_in_the_joint_key() -> None:
+    machine = fresh()
+    for env in OPENING.keys + OPENING.escrows[:1]:
+        machine.apply(env.seat, m.load_body(env.kind, env.body))
+    assert machine.expected_sender() == 1
+    machine.apply(0, m.Abandon(1, CLAIMS))  # seat 0 is the lowest other than seat 1
+    assert machine.away == 1 and machine.abandoned_in is Phase.ESCROW
+    assert points_equal(machine.key_shares[1], absent_share(1))
+    assert machine.joint_key is not None
+    assert points_equal(machine.joint_key, sum_points(machine.key_shares))
+    assert machine.expected_sender() == 2
+    machine.apply(2, m.load_body("escrow", OPENING.escrows[2].body))
+    assert machine.phase is Phase.SHUFFLE and machine.expected_sender() == 0

@@ -24,10 +24,9 @@ only rounding in Tarot — the half point of the difference — is done with int
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from tarot_p2p.rules.cards import TOTAL_HALF_POINTS
 from tarot_p2p.rules.config import (
@@ -72,6 +71,14 @@ PETIT_CHELEM_VALUES: Final = (300, 150, -150)
 """Announced and made, made unannounced, announced and failed (seed 004 variant)."""
 
 _THRESHOLDS: Final = (56, 51, 41, 36)
+_ATTACK: Final = Side.ATTACK
+_DEFENCE: Final = Side.DEFENCE
+_LOSE_HAND: Final = Penalty.LOSE_HAND
+_MULTIPLIED: Final = PetitAuBout.MULTIPLIED
+_ANNOUNCER: Final = PoigneeBeneficiary.ANNOUNCER
+"""Enum members read by the score as module globals: in this Python an enum class's
+attribute costs about a thousand instructions (callgrind), and the score ends every
+playout of the strong bot."""
 _INT: Final = frozenset((int,))
 _INT_OR_NONE: Final = frozenset((int, type(None)))
 
@@ -166,27 +173,35 @@ class HandOutcome:
             raise ValueError("a defence that took every trick cannot let the contract be made")
 
 
-_OUTCOME_DEFAULTS: Final = {
-    f.name: f.default
-    for f in dataclasses.fields(HandOutcome)
-    if f.default is not dataclasses.MISSING
-}
-
-
-def unchecked_outcome(**fields: object) -> HandOutcome:
-    """A :class:`HandOutcome` of ``fields`` (the others at their defaults), made without its
-    checks.
+class RefereedOutcome(NamedTuple):
+    """The fields of a :class:`HandOutcome`, same names, order and defaults, as a named
+    tuple made without the checks.
 
     Only for the engine's count of a hand it refereed itself (:meth:`State.returns`), which
     is consistent by construction: the tests check that it scores as the checked outcome
-    :meth:`State.outcome` gives. Why: at the end of every playout of the strong bot the
-    checks, and a frozen dataclass's field-by-field construction, cost more than the score
-    itself."""
-    outcome = object.__new__(HandOutcome)
-    values = outcome.__dict__
-    values.update(_OUTCOME_DEFAULTS)
-    values.update(fields)
-    return outcome
+    :meth:`State.outcome` gives, and that its fields are the outcome's. Why: at the end of
+    every playout of the strong bot the checks, and a frozen dataclass's field-by-field
+    construction (or filling its ``__dict__``), cost more than the score itself; a named
+    tuple is one C-level construction."""
+
+    contract: Contract
+    taker: int
+    partner: int | None
+    attack_half_points: int
+    attack_oudlers: int
+    petit_au_bout: Side | None = None
+    poignees: tuple[Poignee, ...] = ()
+    chelem_announced: bool = False
+    chelem: Side | None = None
+    petit_chelem: Side | None = None
+    miseres: tuple[int, ...] = ()
+    offender: int | None = None
+    dead: int | None = None
+    petit_chelem_announced: bool = False
+
+
+Outcome = HandOutcome | RefereedOutcome
+"""What the score reads: a checked outcome, or the engine's own count."""
 
 
 @dataclass(frozen=True)
@@ -224,10 +239,10 @@ def score_hand(config: TableConfig, outcome: HandOutcome) -> tuple[int, ...]:
     return _steps(config, outcome)[-1]
 
 
-def score_refereed(config: TableConfig, outcome: HandOutcome) -> tuple[int, ...]:
+def score_refereed(config: TableConfig, outcome: RefereedOutcome) -> tuple[int, ...]:
     """:func:`score_hand` without checking ``outcome`` against the table: only for the
-    outcome of a hand the engine refereed under ``config`` itself (:meth:`State.returns`,
-    with :func:`unchecked_outcome`), which is consistent with it by construction; the tests
+    outcome of a hand the engine refereed under ``config`` itself (:meth:`State.returns`),
+    which is consistent with it by construction; the tests
     check that the checked outcome scores the same. Why: the checks cost about a tenth of
     the count that ends every playout of the strong bot."""
     return _steps(config, outcome)[-1]
@@ -240,29 +255,23 @@ def explain_hand(config: TableConfig, outcome: HandOutcome) -> HandScore:
 
 
 def _steps(
-    config: TableConfig, outcome: HandOutcome
+    config: TableConfig, outcome: Outcome
 ) -> tuple[int, int, bool, bool, int, int, int, int, int, tuple[int, ...], tuple[int, ...]]:
     """The fields of the hand's :class:`HandScore`, in order (``outcome`` checked against
     ``config`` already)."""
     mult = MULTIPLIER[outcome.contract]
-    need = threshold(outcome.attack_oudlers)
+    need = _THRESHOLDS[outcome.attack_oudlers]  # (0..3: checked, or counted by the engine)
     diff_half = outcome.attack_half_points - 2 * need
     made = diff_half >= 0
     # The half point goes to the side that wins the contract: 41.5 for 41 is +1, 40.5 is -1.
     difference = (diff_half + 1) // 2 if made else -((1 - diff_half) // 2)
 
     offending: Side | None = None
-    if outcome.offender is not None and config.penalty is Penalty.LOSE_HAND:
+    if outcome.offender is not None and config.penalty is _LOSE_HAND:
         attackers = (outcome.taker, outcome.partner)
-        offending = Side.ATTACK if outcome.offender in attackers else Side.DEFENCE
-    attack_wins = made if offending is None else offending is Side.DEFENCE
+        offending = _ATTACK if outcome.offender in attackers else _DEFENCE
+    attack_wins = made if offending is None else offending is _DEFENCE
     sign = 1 if attack_wins else -1
-
-    def for_side(side: Side, amount: int) -> int:
-        """``amount`` paid to ``side``, in the attack's sign; nothing the offender would gain."""
-        if side is offending:
-            return 0
-        return amount if side is Side.ATTACK else -amount
 
     # A side that wins only because the other side offended wins "juste" (difference 0): the
     # offence never turns a heavy fall into a big win, and more points never score less.
@@ -271,18 +280,20 @@ def _steps(
 
     petit = 0
     if outcome.petit_au_bout is not None:
-        value = PETIT_AU_BOUT * (mult if config.petit_au_bout is PetitAuBout.MULTIPLIED else 1)
-        petit = for_side(outcome.petit_au_bout, value)
+        value = PETIT_AU_BOUT * (mult if config.petit_au_bout is _MULTIPLIED else 1)
+        petit = _paid(outcome.petit_au_bout, value, offending)
 
-    winner = Side.ATTACK if attack_wins else Side.DEFENCE
     poignees = 0
-    for p in outcome.poignees:
-        to_announcer = config.poignee_beneficiary is PoigneeBeneficiary.ANNOUNCER
-        poignees += for_side(p.side if to_announcer else winner, config.poignee_values[p.level - 1])
+    if outcome.poignees:
+        winner = _ATTACK if attack_wins else _DEFENCE
+        to_announcer = config.poignee_beneficiary is _ANNOUNCER
+        for p in outcome.poignees:
+            side = p.side if to_announcer else winner
+            poignees += _paid(side, config.poignee_values[p.level - 1], offending)
 
     chelem = 0
     for side, amount in _slam_bonuses(config, outcome):
-        chelem += for_side(side, amount)
+        chelem += _paid(side, amount, offending)
     hand_score = base + petit + poignees + chelem
 
     shares = _shares(config, outcome)
@@ -304,7 +315,14 @@ def _steps(
     )
 
 
-def _slam_bonuses(config: TableConfig, outcome: HandOutcome) -> list[tuple[Side, int]]:
+def _paid(side: Side, amount: int, offending: Side | None) -> int:
+    """``amount`` paid to ``side``, in the attack's sign; nothing the offender would gain."""
+    if side is offending:
+        return 0
+    return amount if side is _ATTACK else -amount
+
+
+def _slam_bonuses(config: TableConfig, outcome: Outcome) -> list[tuple[Side, int]]:
     """Chelem and petit chelem bonuses as (side paid, amount); one slam bonus per side.
 
     Where the sources are silent: an announced petit chelem fulfilled by a full chelem earns
@@ -322,23 +340,23 @@ def _slam_bonuses(config: TableConfig, outcome: HandOutcome) -> list[tuple[Side,
     made_announced, made_silent, failed = config.chelem_values
     p_announced, p_silent, p_failed = PETIT_CHELEM_VALUES
     bonuses: list[tuple[Side, int]] = []
-    if outcome.chelem is Side.ATTACK:
+    if outcome.chelem is _ATTACK:
         if outcome.chelem_announced:
-            bonuses.append((Side.ATTACK, made_announced))
+            bonuses.append((_ATTACK, made_announced))
         elif outcome.petit_chelem_announced:
-            bonuses.append((Side.ATTACK, max(p_announced, made_silent)))
+            bonuses.append((_ATTACK, max(p_announced, made_silent)))
         else:
-            bonuses.append((Side.ATTACK, made_silent))
+            bonuses.append((_ATTACK, made_silent))
     elif outcome.chelem_announced:
-        bonuses.append((Side.DEFENCE, -failed))
-    elif outcome.petit_chelem is Side.ATTACK:
-        bonuses.append((Side.ATTACK, p_announced if outcome.petit_chelem_announced else p_silent))
+        bonuses.append((_DEFENCE, -failed))
+    elif outcome.petit_chelem is _ATTACK:
+        bonuses.append((_ATTACK, p_announced if outcome.petit_chelem_announced else p_silent))
     elif outcome.petit_chelem_announced:
-        bonuses.append((Side.DEFENCE, -p_failed))
-    if outcome.chelem is Side.DEFENCE:
-        bonuses.append((Side.DEFENCE, made_silent))
-    elif outcome.petit_chelem is Side.DEFENCE:
-        bonuses.append((Side.DEFENCE, p_silent))
+        bonuses.append((_DEFENCE, -p_failed))
+    if outcome.chelem is _DEFENCE:
+        bonuses.append((_DEFENCE, made_silent))
+    elif outcome.petit_chelem is _DEFENCE:
+        bonuses.append((_DEFENCE, p_silent))
     return bonuses
 
 
@@ -382,23 +400,26 @@ def _check_against_table(config: TableConfig, outcome: HandOutcome) -> None:
         raise ValueError("more poignées than players")
 
 
-def _shares(config: TableConfig, outcome: HandOutcome) -> tuple[int, ...]:
+def _shares(config: TableConfig, outcome: Outcome) -> list[int]:
     """How many times each seat takes the hand score (defenders -1, the dead hand 0)."""
-    shares = [-1] * config.players
+    seats = config.players
+    shares = [-1] * seats
     if outcome.dead is not None:
+        # (the dead seat is given exactly in dead-hand mode: checked, or the engine's count)
         shares[outcome.dead] = 0
-    if config.players == 2:
+        seats -= 1
+    if seats == 2:
         shares[outcome.taker] = 1  # the two-player variant is counted once
     elif outcome.partner is not None:
         shares[outcome.taker] = 2
         shares[outcome.partner] = 1
     else:
-        shares[outcome.taker] = config.active_players - 1
-    return tuple(shares)
+        shares[outcome.taker] = seats - 1
+    return shares
 
 
 def _misere_transfers(
-    config: TableConfig, outcome: HandOutcome, offending: Side | None
+    config: TableConfig, outcome: Outcome, offending: Side | None
 ) -> tuple[int, ...]:
     """10 to each announcer from every other active player; an offender's own misère is void."""
     if not outcome.miseres:

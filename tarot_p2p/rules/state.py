@@ -103,7 +103,7 @@ hand alone; the hand is scored once (``score_hand`` with two players).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
@@ -159,10 +159,10 @@ from tarot_p2p.rules.deal import (
 from tarot_p2p.rules.scoring import (
     Contract,
     HandOutcome,
+    RefereedOutcome,
     Side,
     score_misere_deal,
     score_refereed,
-    unchecked_outcome,
 )
 from tarot_p2p.rules.scoring import Poignee as PoigneeBonus
 
@@ -235,21 +235,22 @@ class _Lister:
     the list in one expression. That took a third fewer instructions (callgrind) than the
     six chunks of 14 bits it replaced, cut from the big number with shifts and masks into
     tables filled on first use: each operation on a number of more than 64 bits allocates
-    one. When the cards lie among the trumps and the Excuse (bytes 7 to 9), :attr:`trumps`
-    reads those three tables only, from the mask shifted right by 56; when they lie in one
-    suit (following a trick), :meth:`State.legal_actions` reads the suit's own table
-    (:data:`_SUIT_PLAYS`)."""
+    one. :attr:`tables` are those ten tables: the open play of :meth:`State.legal_actions`
+    reads them directly, only the last three when the cards lie among the trumps and the
+    Excuse (bytes 7 to 9), and the suit's own table (:data:`_SUIT_PLAYS`) when they lie in
+    one suit (following a trick)."""
 
-    __slots__ = ("all", "trumps")
+    __slots__ = ("all", "tables")
 
     def __init__(self, actions: Sequence[Action]) -> None:
-        t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = (
+        self.tables: Final = tuple(
             tuple(
                 tuple(actions[c] for c in range(8 * k, min(8 * k + 8, DECK_SIZE)) if b >> c % 8 & 1)
                 for b in range(256)
             )
             for k in range(10)
         )
+        t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = self.tables
 
         def listed(mask: CardSet) -> list[Action]:
             b0, b1, b2, b3, b4, b5, b6, b7, b8, b9 = mask.to_bytes(10, "little")
@@ -258,17 +259,14 @@ class _Lister:
                 *t5[b5], *t6[b6], *t7[b7], *t8[b8], *t9[b9],
             ]  # fmt: skip
 
-        def trumps(held: int) -> list[Action]:
-            """The trumps and the Excuse of a mask shifted right by 56."""
-            return [*t7[held & 255], *t8[held >> 8 & 255], *t9[held >> 16]]
-
         self.all: Final = listed
-        self.trumps: Final = trumps
 
 
 _PLAYS: Final = _Lister(PLAY)
 _list_plays: Final = _PLAYS.all
-_list_trump_plays: Final = _PLAYS.trumps
+_P0, _P1, _P2, _P3, _P4, _P5, _P6, _P7, _P8, _P9 = _PLAYS.tables
+"""The tables of :data:`_PLAYS`, as module globals for the open play's listing written out
+in :meth:`State.legal_actions` (a call less per card led or trumped)."""
 _SUIT_PLAYS: Final = [cast(list[tuple[Play, ...] | None], [None] * (1 << 14)) for _ in range(4)]
 """By suit, by the pattern of the suit's 14 bits, the tuple of those cards' actions: filled
 on first use (at most 2**14 patterns a suit), so that following a suit is one look-up."""
@@ -287,9 +285,6 @@ def _fill_suit(suit: int, part: int) -> tuple[Play, ...]:
 
 
 _SUIT_SHIFT: Final = (0, 14, 28, 42)
-_FOLLOWED: Final = (*SUIT_MASK, 0, 0)
-"""By the suit led, the cards that follow it among the four suits: none when trumps were
-led (4) nor before a card sets the suit (-1, the last entry)."""
 _list_discards: Final = _Lister(DISCARD).all
 _PLAY_EXCUSE: Final = PLAY[EXCUSE]
 _PLAY_OF: Final = PLAY.__getitem__
@@ -399,9 +394,20 @@ _BID_CONTRACT: Final = itemgetter(1)
 """A bid's contract, read in C (no lambda call per bid)."""
 _CONTRACT_OF: Final = {int(c): c for c in Contract}
 """Each contract by its number: a dict look-up, not the enum's Python-level call."""
+_OutcomeFields = tuple[
+    Contract, int, int | None, int, int, Side | None, tuple[PoigneeBonus, ...], bool,
+    Side | None, Side | None, tuple[int, ...], None, int | None, bool,
+]  # fmt: skip
+"""The fields of a :class:`HandOutcome`, in order (see :meth:`State._outcome_fields`)."""
 _new_tuple: Final = tuple.__new__
 """Makes a :class:`Trick` without the named tuple's own ``__new__``, a Python-level call."""
-_SIDES: Final = (Side.ATTACK, Side.DEFENCE)
+_ATTACK: Final = Side.ATTACK
+_DEFENCE: Final = Side.DEFENCE
+_SIDES: Final = (_ATTACK, _DEFENCE)
+_GARDE: Final = Contract.GARDE
+_GARDE_SANS: Final = Contract.GARDE_SANS
+"""Enum members read in the count as module globals: in this Python an enum class's
+attribute costs about a thousand instructions (callgrind), as much as the rest of a line."""
 _BITS: Final = list(BIT)
 
 
@@ -683,23 +689,34 @@ class State:
         if self._open_play:
             # The rules of the card play, as in _legal_mask, with each case listed from the
             # fewest tables (following a suit, one look-up) and no announcement to add.
+            # The lead and the trumps are listed here as in _Lister and _trumps_to_play, a
+            # call less each (a card in two is led or trumped).
             h = self.hands[self.current]
             suit = self._lead_suit
-            follow = h & _FOLLOWED[suit]
-            if follow:
-                part = follow >> _SUIT_SHIFT[suit]
-                cards = _SUIT_PLAYS[suit][part] or _fill_suit(suit, part)
-                if h >= EXCUSE_MASK:  # (the Excuse is the highest card: no number made)
-                    self._legal_cache = follow | EXCUSE_MASK
-                    return [*cards, _PLAY_EXCUSE]
-                self._legal_cache = follow
-                return [*cards]
-            if suit >= 0:
-                held = h >> 56
-                if held & _TRUMP_BITS:
-                    mask = _trumps_to_play(held, (self.played ^ self._played_before) >> 56)
-                    self._legal_cache = mask << 56
-                    return _list_trump_plays(mask)
+            if suit < 0:
+                self._legal_cache = h
+                b0, b1, b2, b3, b4, b5, b6, b7, b8, b9 = h.to_bytes(10, "little")
+                return [
+                    *_P0[b0], *_P1[b1], *_P2[b2], *_P3[b3], *_P4[b4],
+                    *_P5[b5], *_P6[b6], *_P7[b7], *_P8[b8], *_P9[b9],
+                ]  # fmt: skip
+            if suit != TRUMP_SUIT:
+                follow = h & SUIT_MASK[suit]
+                if follow:
+                    part = follow >> _SUIT_SHIFT[suit]
+                    cards = _SUIT_PLAYS[suit][part] or _fill_suit(suit, part)
+                    if h >= EXCUSE_MASK:  # (the Excuse is the highest card: no number made)
+                        self._legal_cache = follow | EXCUSE_MASK
+                        return [*cards, _PLAY_EXCUSE]
+                    self._legal_cache = follow
+                    return [*cards]
+            held = h >> 56
+            trumps = held & _TRUMP_BITS
+            if trumps:
+                above = ((self.played ^ self._played_before) >> 56 & _TRUMP_BITS).bit_length()
+                held = (trumps >> above << above or trumps) | (held & _SHIFTED_EXCUSE)
+                self._legal_cache = held << 56
+                return [*_P7[held & 255], *_P8[held >> 8 & 255], *_P9[held >> 16]]
             self._legal_cache = h
             return _list_plays(h)
         seat = self.current
@@ -795,14 +812,16 @@ class State:
             # A card: the engine's most frequent move, written out here rather than in a
             # method of its own (one call less per card of every playout).
             # A card listed as legal (legal_actions, legal_play_mask) is checked with one
-            # bit test; any other goes through every check in _take_played.
+            # bit test; any other goes through every check in _take_played. The action
+            # being the interned PLAY[card] says that card is a card number (an int of
+            # 0..77), in one look-up instead of checking its type and range.
             seat = self.current
             card = action.card
-            if (
-                type(card) is int
-                and 0 <= card < DECK_SIZE
-                and self._legal_cache & (bit := _BITS[card])
-            ):
+            try:
+                interned = PLAY[card] is action
+            except (TypeError, IndexError):
+                interned = False
+            if interned and self._legal_cache & (bit := _BITS[card]):
                 self.hands[seat] ^= bit
             else:
                 bit = self._take_played(seat, card)
@@ -917,7 +936,7 @@ class State:
     def _after_call(self) -> None:
         taker = self.taker
         assert taker is not None and self.contract is not None
-        if self.contract <= Contract.GARDE:
+        if self.contract <= _GARDE:
             if not self.chien_known:
                 # The taker takes the chien; its cards become known when it is revealed.
                 self.hidden[taker] += self.game.chien_size
@@ -1203,10 +1222,14 @@ class State:
     def outcome(self) -> HandOutcome | None:
         """The result of a played hand, for :func:`score_hand`; ``None`` for a void deal or
         a misère deal (see :meth:`half_points`)."""
-        return self._outcome(HandOutcome)
+        fields = self._outcome_fields()
+        return None if fields is None else HandOutcome(*fields)
 
-    def _outcome(self, make: Callable[..., HandOutcome]) -> HandOutcome | None:
-        """:meth:`outcome`, its fields given to ``make`` (``HandOutcome`` checks them)."""
+    def _outcome_fields(self) -> _OutcomeFields | None:
+        """The fields of :meth:`outcome`, in the order of :class:`HandOutcome`'s (and
+        :class:`RefereedOutcome`'s): positional values, which :meth:`returns` makes its
+        outcome of in one C call (keywords to a Python-level constructor cost about ten
+        thousand instructions)."""
         if self.phase is not _DONE:
             raise IncompleteInformation("the hand is not over")
         if self.void is not None or self.taker is None:
@@ -1215,11 +1238,10 @@ class State:
         partner = self.partner()
         piles, adjust, chelem, excuse_closed = self._piles(partner)
         attack = piles[0]
-        attack_points = half_points_of(attack) + adjust[0]
         taker = self.taker
 
         def side(seat: int) -> Side:
-            return Side.ATTACK if seat in (taker, partner) else Side.DEFENCE
+            return _ATTACK if seat in (taker, partner) else _DEFENCE
 
         cards, n, winners = self._cards, self._players, self._winners
         petit_au_bout: Side | None = None
@@ -1229,33 +1251,33 @@ class State:
             petit_au_bout = side(winners[-2])
         petit_chelem: Side | None = None
         if self.config.petit_chelem and chelem is None:
-            for s in Side:
+            for s in _SIDES:
                 if sum(side(w) is s for w in winners) >= self.game.tricks - 3:
                     petit_chelem = s
-        dead = self.dealer if self.game.seats > self.game.players else None
-        return make(
-            contract=self.contract,
-            taker=self.taker,
-            partner=partner,
-            attack_half_points=attack_points,
-            attack_oudlers=(attack & OUDLER_MASK).bit_count(),
-            petit_au_bout=petit_au_bout,
-            poignees=tuple(
+        return (
+            self.contract,
+            taker,
+            partner,
+            half_points_of(attack) + adjust[0],
+            (attack & OUDLER_MASK).bit_count(),
+            petit_au_bout,
+            tuple(
                 PoigneeBonus(side(s), self.game.poignee_thresholds.index(c.bit_count()) + 1)
                 for s, c in self._poignees
             )
             if self._poignees
             else (),
-            chelem_announced=self.chelem_announced,
-            chelem=chelem,
-            petit_chelem=petit_chelem,
-            petit_chelem_announced=self.petit_chelem_announced,
-            miseres=tuple(sorted(s for s, _ in self._miseres)) if self._miseres else (),
-            dead=dead,
+            self.chelem_announced,
+            chelem,
+            petit_chelem,
+            tuple(sorted(s for s, _ in self._miseres)) if self._miseres else (),
+            None,
+            self.dealer if self.game.seats > self.game.players else None,
+            self.petit_chelem_announced,
         )
 
     def _side(self, seat: int) -> Side:
-        return Side.ATTACK if seat == self.taker or seat == self.partner() else Side.DEFENCE
+        return _ATTACK if seat == self.taker or seat == self.partner() else _DEFENCE
 
     def _piles(self, partner: int | None) -> tuple[list[CardSet], list[int], Side | None, bool]:
         """Cards and half-point adjustments of each party (sides, or seats in a misère
@@ -1306,10 +1328,10 @@ class State:
                 piles[1 - owner] |= EXCUSE_MASK
         if not misere_deal:
             assert self.contract is not None
-            if self.contract <= Contract.GARDE:
+            if self.contract <= _GARDE:
                 piles[0] |= self.ecart
             else:
-                piles[0 if self.contract is Contract.GARDE_SANS else 1] |= self.chien
+                piles[0 if self.contract is _GARDE_SANS else 1] |= self.chien
         return piles, adjust, chelem, excuse_closed
 
     def half_points(self) -> tuple[int, ...]:
@@ -1330,9 +1352,9 @@ class State:
         if self.taker is None:
             dead = self.dealer if self.game.seats > self.game.players else None
             return score_misere_deal(self.config, self.half_points(), dead)
-        outcome = self._outcome(unchecked_outcome)
-        assert outcome is not None
-        return score_refereed(self.config, outcome)
+        fields = self._outcome_fields()
+        assert fields is not None
+        return score_refereed(self.config, _new_tuple(RefereedOutcome, fields))
 
     # ------------------------------------------------------------------ observation
 

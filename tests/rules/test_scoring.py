@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -21,12 +22,13 @@ from tarot_p2p.rules.scoring import (
     Contract,
     HandOutcome,
     Poignee,
+    RefereedOutcome,
     Side,
     explain_hand,
     score_hand,
     score_misere_deal,
+    score_refereed,
     threshold,
-    unchecked_outcome,
 )
 
 FOUR = TableConfig()
@@ -559,8 +561,16 @@ def test_misere_deal_zero_sum_and_order(points: list[int]) -> None:
                 assert scores[i] > scores[j]
 
 
-def test_an_unchecked_outcome_is_a_hand_outcome_with_its_defaults() -> None:
-    # The engine's count of its own hand: the same value as the checked construction.
+def test_a_refereed_outcome_has_the_hand_outcomes_fields_and_defaults() -> None:
+    # The engine's count of its own hand: the same fields, order and defaults as the checked
+    # construction, which the score reads by name.
+    hand_fields = dataclasses.fields(HandOutcome)
+    assert RefereedOutcome._fields == tuple(f.name for f in hand_fields)
+    assert RefereedOutcome._field_defaults == {
+        f.name: f.default for f in hand_fields if f.default is not dataclasses.MISSING
+    }
     fields = {"contract": Contract.GARDE, "taker": 1, "partner": None}
     fields |= {"attack_half_points": 120, "attack_oudlers": 2}
-    assert unchecked_outcome(**fields) == HandOutcome(**fields)  # type: ignore[arg-type]
+    counted, checked = RefereedOutcome(**fields), HandOutcome(**fields)  # type: ignore[arg-type]
+    assert counted == tuple(getattr(checked, f.name) for f in hand_fields)
+    assert score_refereed(FOUR, counted) == score_hand(FOUR, checked)

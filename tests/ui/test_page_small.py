@@ -25,6 +25,7 @@ from .conftest import FAILED, Game, Table, enter
 from .page_geometry import TARGET, document_width, reached, shown, viewport
 from .test_page import STEP_MS, PassingBot, click_card, click_option, make_ecart
 from .test_page_lobby import LobbyPage
+from .test_page_sizes import tap_option
 
 PHONE = {"is_mobile": True, "has_touch": True}
 SIZES: dict[str, dict[str, Any]] = {
@@ -155,13 +156,6 @@ def next_decision(page: Any, last: str) -> str:
         timeout=STEP_MS,
     )
     return str(handle.json_value())
-
-
-def tap_option(page: Any, prefer: tuple[str, ...] = ()) -> None:
-    buttons = page.locator("#prompt button.option[data-option]")
-    labels = [t.strip() for t in buttons.all_inner_texts()]
-    index = next((labels.index(p) for p in prefer if p in labels), 0)
-    buttons.nth(index).tap()
 
 
 def tap_card(page: Any) -> int:

@@ -53,6 +53,12 @@ async def show_page(
     task_status.started()
     if admitted is not None:
         await admitted.wait()
+    if server.taken_port:
+        print(
+            f"another program on this computer now uses port {server.taken_port}, where your "
+            "page was: the tab you had open cannot come back by itself (close it)",
+            flush=True,
+        )
     if server.came_back:
         with trio.move_on_after(COMEBACK_WAIT):
             await server.page_came.wait()

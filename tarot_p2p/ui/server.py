@@ -166,6 +166,9 @@ class PageServer:
         self.came_back = False
         """True when this run took up the port and session a table kept (a tab of the
         previous run may come back by itself)."""
+        self.taken_port = 0
+        """The port a table kept, when another program had taken it (0 when not): the tab
+        of the previous run cannot come back, and the player must be told."""
         self.pages = 0
         self.page_came = trio.Event()
         self._folder: Path | None = None
@@ -218,6 +221,7 @@ class PageServer:
                 listeners = await trio.open_tcp_listeners(self._wanted, host="127.0.0.1")
             except OSError:
                 log.info("page: port %d is taken; another port, and a new session", self._wanted)
+                self.taken_port = self._wanted
                 self.session = new_secret()
             else:
                 self.came_back = True

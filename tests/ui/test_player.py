@@ -173,6 +173,27 @@ async def test_run_again_with_no_tab_left_the_browser_is_opened(
         assert opened == [again.entry.as_uri()]
 
 
+async def test_run_again_with_the_port_taken_the_player_is_told_the_tab_cannot_come_back(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    opened: list[str],
+) -> None:
+    table = tmp_path / "table"
+    table.mkdir()
+    async with served(tmp_path) as first:
+        first.server.remember(table)
+        port = first.port
+        async with served(tmp_path, table) as again:  # the first one still holds the port
+            assert again.server.taken_port == port and not again.server.came_back
+            await show_page(again.server, open_page=True)
+            out = capsys.readouterr().out
+            assert f"another program on this computer now uses port {port}" in out
+            assert "cannot come back by itself" in out
+            assert opened == [again.entry.as_uri()]  # a new tab at once, no wait
+    async with served(tmp_path, table) as free:
+        assert free.server.came_back and not free.server.taken_port
+
+
 def test_the_table_a_join_takes_up_again_is_known_before_its_code_is_used(
     tmp_path: Path,
 ) -> None:

@@ -110,8 +110,23 @@ async def test_the_key_is_in_no_command_line_and_works_once(
     assert not program.output().count("Traceback")
 
 
+TAKEN = "another program on this computer now uses port"
+
+
 async def test_the_same_command_again_serves_the_same_page(tmp_path: Path) -> None:
+    # Any program on the machine may take the freed port in between (it is an ephemeral
+    # one); the program then says so, and the scenario is tried again on a fresh profile.
+    for attempt in range(3):
+        if await same_page_again(tmp_path / str(attempt)):
+            return
+    raise AssertionError("the page's port was taken by another program three times")
+
+
+async def same_page_again(tmp_path: Path) -> bool:
+    """Kill -9 the host and run it again: True once the page came back; False when
+    another program took its port in between."""
     profile = tmp_path / "profile"
+    tmp_path.mkdir()
     program = Program(host(profile, "--no-open"), tmp_path / "host.log")
     try:
         entry = await until("the page's address", lambda: entry_of(program))
@@ -131,7 +146,11 @@ async def test_the_same_command_again_serves_the_same_page(tmp_path: Path) -> No
     again = Program(host(profile, "--no-open"), tmp_path / "again.log")
     try:
         entry = await until("the page's address again", lambda: entry_of(again))
-        assert entry == profile / "page" / f"page-{port}.html", "the same port"
+        assert "taking it back" in again.output()
+        if entry != profile / "page" / f"page-{port}.html":
+            await until("why", lambda: TAKEN in again.output())
+            assert f"{TAKEN} {port}," in again.output(), again.output()
+            return False
 
         # The tab left open asks until its own program proves it is back, then reloads:
         # its cookie still works, and the program does not open another tab.
@@ -142,10 +161,12 @@ async def test_the_same_command_again_serves_the_same_page(tmp_path: Path) -> No
         assert isinstance(sock, Socket)
         await sock.until(3)
         await until("the page came back", lambda: "your page came back by itself" in again.output())
+        assert TAKEN not in again.output()
         await sock.aclose()
     finally:
         again.kill()
     assert "Traceback" not in again.output()
+    return True
 
 
 async def test_a_joiner_run_again_serves_the_same_page(tmp_path: Path) -> None:

@@ -223,6 +223,20 @@ _TRUMP_BITS: Final = TRUMP_MASK >> 56
 _SHIFTED_EXCUSE: Final = EXCUSE_MASK >> 56
 
 
+def _byte_table(actions: Sequence[Action], first: int) -> tuple[tuple[Action, ...], ...]:
+    """For each byte ``b``, the actions of the cards ``first + i`` whose bit ``i`` is set
+    in ``b``, lowest first; cards past the deck are left out. Each entry is its lowest
+    card's action before the entry of the byte without that bit, made before it: one
+    tuple a byte (made at import, ten times a lister)."""
+    table: list[tuple[Action, ...]] = [()]
+    for b in range(1, 256):
+        low = b & -b
+        card = first + low.bit_length() - 1
+        rest = table[b ^ low]
+        table.append((actions[card], *rest) if card < DECK_SIZE else rest)
+    return tuple(table)
+
+
 class _Lister:
     """Lists the actions of the cards of a mask, lowest card first (``actions[card]`` is a
     card's action).
@@ -243,13 +257,7 @@ class _Lister:
     __slots__ = ("all", "tables")
 
     def __init__(self, actions: Sequence[Action]) -> None:
-        self.tables: Final = tuple(
-            tuple(
-                tuple(actions[c] for c in range(8 * k, min(8 * k + 8, DECK_SIZE)) if b >> c % 8 & 1)
-                for b in range(256)
-            )
-            for k in range(10)
-        )
+        self.tables: Final = tuple(_byte_table(actions, 8 * k) for k in range(10))
         t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = self.tables
 
         def listed(mask: CardSet) -> list[Action]:

@@ -494,6 +494,8 @@ class Peer:
             claimed.absent,
         ):
             return []  # too late: we promised to ignore it (see forfeit_claim)
+        if self._abandoned_at(env):
+            return []
         try:
             if self.transcript.classify(env) is Verdict.DUPLICATE:
                 return []
@@ -513,6 +515,19 @@ class Peer:
             if position is not None:
                 raise Superseded(position, wire) from None
             raise self._by_seat(env, exc) from None
+
+    def _abandoned_at(self, env: SignedEnvelope) -> bool:
+        """Whether ``env`` is the message of a seat the others' abandon, in our transcript,
+        took the place of: the same slot and history, the abandon naming its sender. It
+        was sent but never taken (the hub held it, or it crossed the claims): late, not a
+        fork (``table.md`` §3.1). Every claimer promised to ignore it; this is that promise
+        kept without the claim's memory (a program run again, a peer that made none)."""
+        held = self.transcript.at(env.slot)
+        if held is None or held.kind != "abandon" or held.prev != env.prev:
+            return False
+        message = m.load_body(held.kind, held.body)  # (checked when it was taken)
+        assert isinstance(message, m.Abandon)
+        return message.seat == env.seat
 
     def _overtaken(self, env: SignedEnvelope) -> int | None:
         """Where ``env`` is the others' abandon of us, overtaking our own messages that

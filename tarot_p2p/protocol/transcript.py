@@ -241,6 +241,11 @@ class Transcript:
             return placed[0] == hand
         return digest == self.opening_start(hand)
 
+    def at(self, slot: tuple[int, int]) -> SignedEnvelope | None:
+        """The message that fills ``slot`` (``None``: none yet)."""
+        filled = self._slots.get(slot)
+        return None if filled is None else self._entries[filled]
+
     def digest_after(self, count: int) -> bytes:
         """Digest after the first ``count`` messages (``digest_after(0)`` is the genesis)."""
         return self._digests[count]
@@ -259,6 +264,16 @@ class Transcript:
                     env.seat,
                     f"equivocation: two messages for slot {env.slot}",
                     (first.wire, env.wire),
+                )
+            if self.position(env.prev) is None:
+                # Its sender's history left ours before this slot: a message the silent
+                # seat sent after one that the others' abandon overtook (table.md §3.1),
+                # which nobody can place, or one built on a made-up history: no proof
+                # against anyone either way (wire.md §4.3).
+                raise UnattributedMessage(
+                    f"message {env.slot} built on a history we do not hold, for a slot we "
+                    "have filled",
+                    env.wire,
                 )
             raise SeatViolation(
                 env.seat,

@@ -3,7 +3,8 @@
 A seat that was silent holds its own message nobody took; the present seats' ``abandon``
 for that slot overtakes it (``table.md`` §3.1). Anything else that claims to rewrite
 earlier records — junk claims, another hand, records of other seats after the slot — is
-its sender's fork, and drops nothing.
+its sender's fork, and drops nothing. The silent seat's messages that nobody took, when
+they come after all, are nobody's fork either (``wire.md`` §4.3).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import pytest
 from tarot_p2p.protocol import forfeit
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.envelope import seal
-from tarot_p2p.protocol.errors import SeatViolation
+from tarot_p2p.protocol.errors import SeatViolation, UnattributedMessage
 from tarot_p2p.protocol.peer import Peer, Superseded
-from tests.protocol.harness import Bot, Table
+from tests.protocol.harness import Bot, Table, go_silent, step
 from tests.protocol.test_abandon import at_first_bid, seq_of
 
 
@@ -91,3 +92,59 @@ def test_an_abandon_of_a_slot_the_others_took_is_a_fork() -> None:
     with pytest.raises(SeatViolation) as info:
         silent.receive(wire)
     assert not isinstance(info.value, Superseded)
+
+
+def test_the_silent_seats_messages_that_come_after_all_blame_nobody() -> None:
+    """The withholding hub of issue 16, as a CI run met it: the hub held every message of
+    the silent seat, two in a row (it had won a trick and led the next), and let them
+    through once the others had scored its abandon and gone on. The first crosses the
+    abandon at its slot; the second is built on the first, which nobody took. Neither is
+    a fork: not at a present seat, nor at one that made no claim (the same program run
+    again, or an observer), nor at the silent seat once it took the abandon. Before, the
+    second was a fork of the silent seat everywhere, and the first one too wherever the
+    claim was not remembered: an honest player named a cheat by the hub's doing."""
+    table, silent, absent = silent_sent(b"overtaken twice")
+    first = list(silent.transcript)[-1]
+    second = seal(
+        table.key_of(1, absent), table_id=first.table_id, hand=1, seq=first.seq + 1,
+        seat=absent, prev=silent.transcript.head, kind=first.kind, body=first.body,
+    ).wire  # fmt: skip
+    start = len(table.wires)
+    go_silent(table, absent)
+    while table.observer.transcript.at((1, first.seq + 1)) is None:
+        assert step(table, Bot())  # the release goes on without the silent seat
+    again = [p.rewound(len(p.transcript)) for p in table.peers]  # no claim remembered
+    for peer in (*table.peers, *again, table.observer):
+        held = len(peer.transcript)
+        assert peer.receive(first.wire) == []
+        with pytest.raises(UnattributedMessage, match="a history we do not hold"):
+            peer.receive(second)
+        assert len(peer.transcript) == held
+
+    abandon, *after = table.wires[start:]
+    with pytest.raises(Superseded) as info:
+        silent.receive(abandon)
+    rewound = silent.rewound(info.value.position)
+    for wire in (abandon, *after):
+        rewound.receive(wire)
+    assert rewound.receive(first.wire) == []
+    with pytest.raises(UnattributedMessage):
+        rewound.receive(second)
+
+
+def test_a_message_for_a_filled_slot_on_our_history_is_still_a_fork() -> None:
+    """What stays a fork: a seat's message for a slot another seat filled, built on the
+    history we hold there (the silent seat's own message aside, when the abandon names
+    it)."""
+    table, silent, absent = silent_sent(b"overtaken fork")
+    go_silent(table, absent)
+    observer = table.observer
+    abandon = list(observer.transcript)[-1]
+    other = next(s for s in range(table.config.seats) if s not in (absent, abandon.seat))
+    wire = seal(
+        table.key_of(1, other), table_id=abandon.table_id, hand=1, seq=abandon.seq,
+        seat=other, prev=abandon.prev, kind="action", body=list(silent.transcript)[-1].body,
+    ).wire  # fmt: skip
+    with pytest.raises(SeatViolation, match="fork: slot") as info:
+        observer.receive(wire)
+    assert info.value.seat == other

@@ -1,6 +1,7 @@
 """The table at every common size, the smallest phones and phones turned sideways
-included: one game (at four, and at five) shown in a browser at each size, played by
-tapping on the smallest (360x640). In every phase each control (the prompt's buttons, the
+included: one game at five shown in a browser at each size, and one at four at the
+smallest phone upright and sideways and a laptop, each played by tapping on the smallest
+(360x640). In every phase each control (the prompt's buttons, the
 écart's slots, the tabs, the languages, the last trick's button, the lobby's and the
 dialogs' buttons) is reached by the browser's hit test once scrolled into view (nothing
 lies over it, the hand least of all), each card of the hand shows a touch target of
@@ -38,6 +39,10 @@ SIZES: dict[str, dict[str, Any]] = {
     "1280x800": {},
 }
 """Common phones upright and sideways, and a laptop; the first one plays."""
+FEWER = ("360x640", "844x390", "1280x800")
+"""The sizes of the game at four: the smallest phone, upright and sideways, and a laptop.
+Every size plays the game at five, whose table holds one more seat and a called king (each
+browser drawing every move of a game costs the suite about fifteen seconds)."""
 CONTROLS = ", ".join(
     (
         "#prompt button",
@@ -63,15 +68,17 @@ def context(chromium: Any, size: str) -> Any:
 
 @pytest.fixture
 def pages(chromium: Any, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    """``pages(url, game)``: the page at ``url`` open at every size, and the first size's
-    page with every view it is sent (when ``game`` is given); screenshots if the test
-    fails."""
+    """``pages(url, game, sizes)``: the page at ``url`` open at every size of ``sizes`` (all
+    of :data:`SIZES` by default), and the first size's page with every view it is sent
+    (when ``game`` is given); screenshots if the test fails."""
     made: list[dict[str, Any]] = []
 
-    def make(url: str, game: Game | None = None) -> tuple[dict[str, Any], Table | None]:
-        opened = {size: context(chromium, size).new_page() for size in SIZES}
+    def make(
+        url: str, game: Game | None = None, sizes: tuple[str, ...] = tuple(SIZES)
+    ) -> tuple[dict[str, Any], Table | None]:
+        opened = {size: context(chromium, size).new_page() for size in sizes}
         made.append(opened)
-        first = Table(opened[next(iter(SIZES))], game) if game is not None else None
+        first = Table(opened[sizes[0]], game) if game is not None else None
         for page in opened.values():
             enter(page, url)  # one after the other: each takes the entry's new key
         return opened, first
@@ -196,7 +203,7 @@ def test_the_lobby_at_every_size(pages: Any) -> None:
 def test_every_phase_at_every_size(pages: Any, players: int) -> None:
     game = Game(players, lambda i, _: PassingBot(f"small/{i}"), deals=2)
     try:
-        opened, table = pages(game.url, game)
+        opened, table = pages(game.url, game, FEWER if players == 4 else tuple(SIZES))
         assert table is not None
         play_a_deal(table, opened)
     finally:

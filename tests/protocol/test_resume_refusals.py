@@ -15,8 +15,9 @@ from tarot_p2p.protocol.codec import decode, encode
 from tarot_p2p.protocol.peer import SECRETS_VERSION, Peer
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import file_header, file_record
+from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract
-from tests.protocol.harness import Bot, Table, make_table, one_deal, step
+from tests.protocol.harness import Bot, Table, deliver, make_table, one_deal, step
 
 BOT = Bot(contract=Contract.GARDE, seed=5)
 
@@ -91,3 +92,52 @@ def test_unreadable_secrets_are_refused_naming_the_field() -> None:
     secrets = with_field(table.peers[0].export_secrets(), "t", bytes(31))
     with pytest.raises(ValueError, match=r"^unreadable secrets: secrets\.t: "):
         resume(table, 0, secrets)
+
+
+def made_ahead(seed: bytes) -> tuple[Table, list[bytes]]:
+    """A table of 3 playing the first of two deals, hand 1 dealt, every seat having made
+    its key of hand 2 ahead (``table.md`` §1.6): its secrets, and its escrow key's, are in
+    its blob (``nx``, ``ne``); the messages made ahead, sent to nobody yet."""
+    table = make_table(TableConfig(players=3, game_end=GameEnd.DEALS, game_length=2), seed=seed)
+    while not (table.observer.hand.hand == 1 and table.observer.hand.phase is Phase.BIDDING):
+        step(table, BOT)
+    made = [wire for peer in table.peers for wire in peer.prepare()]
+    assert made, "the next hand's keys made ahead"
+    return table, made
+
+
+def test_a_seat_resumed_takes_back_its_next_hands_secrets_and_uses_them() -> None:
+    """Resumed in hand 1 with the secrets of its key of hand 2 made ahead, a seat keeps
+    them, and signs hand 2 with them: the key it sent ahead is its own."""
+    table, made = made_ahead(b"resume ahead")
+    for member in range(3):
+        secrets = table.peers[member].export_secrets()
+        fields = decode(secrets)
+        assert isinstance(fields, dict) and len(fields["nx"]) == len(fields["ne"]) == 32
+        assert resume(table, member, secrets).export_secrets() == secrets
+    ahead = decode(table.peers[1].export_secrets())
+    assert isinstance(ahead, dict)
+    table.peers[1] = resume(table, 1, table.peers[1].export_secrets())
+    while table.observer.hand.hand < 2:
+        assert step(table, BOT)
+    for receiver in (*table.peers, table.observer):  # as a hub relays them, late
+        deliver(receiver, list(made))
+    while table.observer.hand.phase is not Phase.ESCROW:
+        assert step(table, BOT)
+    now = decode(table.peers[1].export_secrets())
+    assert isinstance(now, dict) and (now["h"], now["x"], now["e"]) == (2, ahead["nx"], ahead["ne"])
+    assert table.peers[1].secret_lost is None
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("nx", b""), ("ne", b""), ("nx", bytes(32)), ("ne", bytes(32)), ("nx", b"\xff" * 32)],
+    ids=["no-x", "no-e", "zero-x", "zero-e", "x-past-the-order"],
+)
+def test_damaged_secrets_of_the_next_hand_are_refused_in_words(key: str, value: bytes) -> None:
+    """One of the two missing, zero, or no scalar: a seat that resumed with them would sign
+    hand 2's key with a secret it does not hold, or make another one."""
+    table, _ = made_ahead(b"resume ahead")
+    secrets = with_field(table.peers[1].export_secrets(), key, value)
+    with pytest.raises(ValueError, match=r"^the saved secrets of the next hand are invalid$"):
+        resume(table, 1, secrets)

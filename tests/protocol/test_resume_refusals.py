@@ -141,3 +141,47 @@ def test_damaged_secrets_of_the_next_hand_are_refused_in_words(key: str, value: 
     secrets = with_field(table.peers[1].export_secrets(), key, value)
     with pytest.raises(ValueError, match=r"^the saved secrets of the next hand are invalid$"):
         resume(table, 1, secrets)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("x", b"", "the saved key share is missing or invalid"),
+        ("x", bytes(32), "the saved key share is missing or invalid"),
+        ("x", (1).to_bytes(32, "big"), "the saved key share is not the one in the transcript"),
+        ("e", b"", "the saved escrow key is missing or invalid"),
+        ("e", bytes(32), "the saved escrow key is missing or invalid"),
+        ("e", (1).to_bytes(32, "big"), "the saved escrow key is not the one in the transcript"),
+    ],
+    ids=["no-x", "zero-x", "another-x", "no-e", "zero-e", "another-e"],
+)
+def test_damaged_secrets_of_the_hand_are_refused_in_words(
+    key: str, value: bytes, words: str
+) -> None:
+    """The secret of the seat's own key (or escrow key), read back as its key comes by in
+    the file: missing, zero, or not the one the key was made from. A seat resumed with it
+    would sign shares no one can check, or could not open what is sealed to it."""
+    table = at_keys(b"resume refusals")
+    secrets = with_field(table.peers[2].export_secrets(), key, value)
+    with pytest.raises(ValueError, match=f"^{words}$"):
+        resume(table, 2, secrets)
+
+
+def test_a_taker_whose_saved_ecart_permutation_is_not_one_is_refused_in_words() -> None:
+    """The taker's re-shuffle of its écart (``p``) read back as its écart comes by in the
+    file: a list that is not a permutation of its positions cannot undo it."""
+    table = make_table(one_deal(3), seed=b"resume refusals")
+    while not any(e.kind == "ecart" for e in table.observer.transcript):
+        assert step(table, BOT)
+    engine = table.observer.hand.engine
+    assert engine is not None and engine.taker is not None
+    taker = table.peer_at(engine.taker)
+    member = taker.member
+    assert member is not None
+    fields = decode(taker.export_secrets())
+    assert isinstance(fields, dict) and sorted(fields["p"]) == list(range(len(fields["p"])))
+    for perm in ([0] * len(fields["p"]), fields["p"][:-1]):
+        with pytest.raises(
+            ValueError, match=r"^the saved écart permutation does not fit this écart$"
+        ):
+            resume(table, member, encode({**fields, "p": perm}))

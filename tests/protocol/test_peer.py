@@ -31,7 +31,8 @@ from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase, binding
 from tarot_p2p.protocol.transcript import TranscriptFileError, file_header, genesis_digest
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import TRUMP_MASK
+from tarot_p2p.rules.cards import TRUMP_MASK, cards_of, mask_of, trump
+from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import (
     Bot,
@@ -40,6 +41,7 @@ from tests.protocol.harness import (
     one_deal,
     play_game,
     play_with_a_revoke,
+    rig_deal,
     step,
 )
 
@@ -471,3 +473,52 @@ def test_a_message_of_a_kind_the_phase_does_not_expect_is_refused(game: Table) -
     exc = replay_until_refused(game, index, wire)
     assert isinstance(exc, SeatViolation) and exc.seat == env.seat
     assert "'key' is not expected in phase" in exc.reason
+
+
+def test_any_valid_poignee_may_be_shown_and_nothing_else() -> None:
+    """``act`` takes any poignée the rules accept, not only the one ``legal_actions``
+    lists (a player chooses which ten of his eleven trumps to show), and refuses, as a
+    local error that signs nothing, one naming a card he does not hold, of the wrong size,
+    or with a card that is no trump."""
+    table = make_table(one_deal(4), seed=b"any poignee")
+    shown = [trump(n) for n in range(2, 13)]  # eleven trumps, the Petit not among them
+    plain = [c for c in range(56) if c % 14 < 10][:7]
+
+    def deck_for(dealer: int) -> list[int]:
+        holder = (dealer + 1) % 4
+        mine = iter(shown + plain)
+        rest = iter(c for c in range(78) if c not in shown and c not in plain)
+        return [
+            next(mine) if dest == holder else next(rest)
+            for dest in deal_pattern(table.config, dealer)
+        ]
+
+    rig_deal(table, deck_for)
+    bot = Bot(contract=Contract.GARDE, seed=2)
+    while True:
+        sender = table.observer.expected_sender()
+        assert sender is not None, "the holder must be asked for his poignée"
+        peer = table.peer_at(sender)
+        offers = [x for x in peer.legal_actions() if isinstance(x, a.Poignee)]
+        if offers:
+            break
+        assert step(table, bot)
+    listed = {frozenset(cards_of(x.cards)) for x in offers}
+    other_ten = next(
+        ten for i in range(11) if (ten := frozenset(shown[:i] + shown[i + 1 :])) not in listed
+    )
+    head = peer.transcript.head
+    stranger = next(c for c in cards_of(TRUMP_MASK) if c not in shown)
+    for cards in (
+        [*sorted(other_ten)[1:], stranger],  # a trump he does not hold
+        sorted(other_ten)[1:],  # nine
+        [*sorted(other_ten)[1:], plain[0]],  # a plain card among them
+    ):
+        with pytest.raises(LocalProtocolError, match="is not a legal action now"):
+            peer.act(a.Poignee(mask_of(cards)))
+        assert peer.transcript.head == head
+    wire = peer.act(a.Poignee(mask_of(other_ten)))
+    for other in (*table.peers, table.observer):
+        if other is not peer:
+            other.receive(wire)
+    assert table.observer.transcript.head != head

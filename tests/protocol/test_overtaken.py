@@ -148,3 +148,24 @@ def test_a_message_for_a_filled_slot_on_our_history_is_still_a_fork() -> None:
     with pytest.raises(SeatViolation, match="fork: slot") as info:
         observer.receive(wire)
     assert info.value.seat == other
+
+
+def test_a_claim_of_our_absence_at_a_slot_we_filled_is_known_for_what_it_is() -> None:
+    """``sent_at``: a claim that we were silent at a slot where our transcript holds our
+    own message, on the same history, tells us the hub is not passing our messages on
+    (``wire.md`` §7.1); at any other slot, history or seat it is a claim like any other."""
+    table, silent, absent = silent_sent(b"overtaken claimed")
+    own = list(silent.transcript)[-1]
+    assert own.seat == absent
+    slot = forfeit.Slot(own.hand, own.seq, own.prev, absent)
+    assert silent.sent_at(slot)
+    other = next(s for s in range(table.config.seats) if s != absent)
+    before = list(silent.transcript)[-2]
+    for elsewhere in (
+        forfeit.Slot(own.hand, own.seq, before.prev, absent),  # another history
+        forfeit.Slot(own.hand, own.seq + 1, own.prev, absent),  # a slot not filled
+        forfeit.Slot(before.hand, before.seq, before.prev, absent),  # another seat's slot
+        forfeit.Slot(own.hand, own.seq, own.prev, other),  # another seat claimed absent
+    ):
+        assert before.seat != absent and not silent.sent_at(elsewhere), elsewhere
+    assert not table.observer.sent_at(slot)  # an observer sends nothing

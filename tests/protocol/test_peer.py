@@ -522,3 +522,31 @@ def test_any_valid_poignee_may_be_shown_and_nothing_else() -> None:
         if other is not peer:
             other.receive(wire)
     assert table.observer.transcript.head != head
+
+
+def test_what_a_peer_tells_of_the_table_and_its_own_cards() -> None:
+    """The accessors the seat's driver and the page read: who the others are, whose key
+    is whose, which kinds the table expects, the cards a seat holds and has seen (an
+    observer none), every one checked against the table's own state."""
+    table = make_table(one_deal(3), seed=b"accessors")
+    bot = Bot(contract=Contract.PRISE)
+    while not (table.observer.hand.hand == 1 and table.observer.hand.phase is Phase.BIDDING):
+        step(table, bot)
+    for member, peer in enumerate(table.peers):
+        assert peer.other_members() == [m for m in range(3) if m != member]
+        for other, key in enumerate(table.keys):
+            assert peer.member_of(key.public_key()) == other
+    stranger = Ed25519PrivateKey.from_private_bytes(bytes(32)).public_key()
+    assert table.observer.member_of(stranger) is None
+    assert table.observer.expected_types() == ("action", "petit_sec")
+    assert table.observer.my_cards() == 0 and table.observer.private_cards() == 0
+    dealt = 0
+    for peer in table.peers:
+        held = peer.my_cards()
+        assert bin(held).count("1") == 24 and peer.private_cards() == held
+        assert not dealt & held
+        dealt |= held
+    play_game(table, bot)
+    assert table.observer.expected_sender() is None and table.observer.expected_types() == ()
+    for peer in table.peers:
+        assert peer.my_cards() == 0 and bin(peer.private_cards()).count("1") >= 24

@@ -12,12 +12,20 @@ from __future__ import annotations
 
 import pytest
 
-from tarot_p2p.crypto.escrow import absent_key
-from tarot_p2p.crypto.group import Point, base_mul, points_equal, scalar_to_bytes, sum_points
+from tarot_p2p.crypto.escrow import absent_key, escrow_context, open_piece
+from tarot_p2p.crypto.group import (
+    ORDER,
+    Point,
+    base_mul,
+    points_equal,
+    scalar_to_bytes,
+    sum_points,
+)
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.table import HandMachine, Phase, TableMachine, Violation
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import ScoreSheet
+from tests.protocol.harness import Bot, make_table, one_deal, step
 from tests.protocol.test_prepared_refusals import CONFIG, HAND, OPENING, TABLE, fresh
 
 
@@ -171,3 +179,62 @@ def test_a_seat_silent_in_the_escrows_gets_its_absent_key_in_the_joint_key() -> 
     assert machine.expected_sender() == 2
     machine.apply(2, m.load_body("escrow", OPENING.escrows[2].body))
     assert machine.phase is Phase.SHUFFLE and machine.expected_sender() == 0
+
+
+def test_no_abandon_is_taken_in_hand_0() -> None:
+    """An abandon is for hands 1, 2, ... only (``table.md`` §3.1): the set-up and the draw
+    have no stand-in, so no member of hand 0 is claimed absent, before the set-up or
+    after it."""
+    setup = m.Setup(CONFIG.canonical_bytes(), tuple(ROSTER), tuple(NAMES))
+    machine = HandMachine(CONFIG, TABLE, 0, 0, setup)
+    for ready in (False, True):
+        if ready:
+            machine.apply(0, setup)  # now member 0 is to send its key
+        assert machine.expected_sender() == 0 and machine.present_speaker() is None
+        with pytest.raises(Violation) as info:
+            machine.apply(1, m.Abandon(0, CLAIMS))
+        assert (
+            info.value.reason == "an abandon is sent by the lowest seat other than the silent one"
+        )
+        assert machine.abandoned is None
+
+
+def piece(holder: int, owner: int, machine: HandMachine) -> bytes:
+    """``holder``'s honest release of its piece of ``owner``'s escrowed key."""
+    ctx = escrow_context(TABLE, HAND, owner)
+    value = open_piece(OPENING.escrow_secrets[holder], holder, machine.escrows[owner], ctx)
+    return scalar_to_bytes(value)
+
+
+def test_a_seat_silent_in_the_shuffles_has_its_key_released_and_the_others_go_on() -> None:
+    machine = at_the_shuffles()
+    machine.apply(1, m.Abandon(0, CLAIMS))
+    assert machine.phase is Phase.RELEASE and machine.expected_sender() == 1
+    assert machine.present_speaker() is None  # no second abandon
+    wrong = scalar_to_bytes((OPENING.secrets[0] + 1) % ORDER)
+    with pytest.raises(Violation) as info:
+        machine.apply(1, m.Release(wrong))
+    assert info.value.reason == "release: seat 1 released a wrong piece of seat 0's key"
+    machine.apply(1, m.Release(piece(1, 0, machine)))
+    assert machine.phase is Phase.RELEASE and machine.expected_sender() == 2
+    machine.apply(2, m.Release(piece(2, 0, machine)))
+    assert machine.away == 0 and machine.away_key == OPENING.secrets[0]
+    assert machine.abandoned_in is Phase.SHUFFLE
+    assert machine.phase is Phase.SHUFFLE and machine.expected_sender() == 1
+
+
+def test_no_abandon_is_taken_in_the_score_round() -> None:
+    """An abandon is taken in any phase of a hand but SCORE (and RELEASE, which follows
+    one): ``table.md`` §3.1. Reached by a void deal of a three-seat table, every seat
+    passing."""
+    table = make_table(one_deal(3), seed=b"pass")
+    hand = table.observer.hand
+    while not (hand.hand == 1 and hand.phase is Phase.SCORE):
+        assert step(table, Bot(contract=0))
+        hand = table.observer.hand
+    silent = hand.expected_sender()
+    assert silent is not None and hand.present_speaker() is None
+    with pytest.raises(Violation) as info:
+        hand.apply(1 if silent == 0 else 0, m.Abandon(silent, CLAIMS))
+    assert info.value.reason == "an abandon is sent by the lowest seat other than the silent one"
+    assert hand.abandoned is None and hand.phase is Phase.SCORE

@@ -10,6 +10,8 @@ before the game (which keys sign a hand, the machine of the next hand).
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from tarot_p2p.crypto.escrow import absent_key, escrow_context, open_piece
@@ -22,10 +24,12 @@ from tarot_p2p.crypto.group import (
     sum_points,
 )
 from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.peer import CheatExposed
 from tarot_p2p.protocol.table import HandMachine, Phase, TableMachine, Violation
+from tarot_p2p.rules.cards import TRUMP_MASK, card_name
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import ScoreSheet
-from tests.protocol.harness import Bot, make_table, one_deal, step
+from tests.protocol.harness import Bot, lying_ecart, make_table, one_deal, step
 from tests.protocol.test_prepared_refusals import CONFIG, HAND, OPENING, TABLE, fresh
 
 
@@ -238,3 +242,32 @@ def test_no_abandon_is_taken_in_the_score_round() -> None:
         hand.apply(1 if silent == 0 else 0, m.Abandon(silent, CLAIMS))
     assert info.value.reason == "an abandon is sent by the lowest seat other than the silent one"
     assert hand.abandoned is None and hand.phase is Phase.SCORE
+
+
+def test_a_non_trump_shown_in_the_ecart_aborts_the_hand_on_the_taker() -> None:
+    """The écart's message is valid (its shares verify); the round that opens its shown
+    cards proves it false, and the hand stops there with the blame on the taker, in words
+    naming the first shown card the rules refuse."""
+    table = make_table(one_deal(4), seed=b"tamper")
+    taker, wire = lying_ecart(table)
+    everyone = [p for p in (*table.peers, table.observer) if p is not taker]
+    for p in everyone:
+        p.receive(wire)
+    while (sender := table.observer.expected_sender()) is not None:
+        try:
+            out = table.peer_at(sender).next_message()
+        except CheatExposed as exc:
+            out = exc.outgoing
+        assert out is not None
+        for p in everyone:
+            if p.seat != sender:
+                with contextlib.suppress(CheatExposed):
+                    p.receive(out)
+    hand = table.observer.hand
+    shown = [hand.cards[s] for s in hand.discard_slots if s in hand.shown_slots]
+    card = next(c for c in shown if not (TRUMP_MASK >> c) & 1)
+    exposed = hand.exposed
+    assert hand.phase is Phase.ABORTED and exposed is not None
+    words = "rules: ecart-shown: only trumps other than oudlers are shown"
+    assert exposed.reason == f"the écart shows {card_name(card)}: {words}" == str(exposed)
+    assert exposed.seat == taker.seat and exposed.evidence_type == "ecart"

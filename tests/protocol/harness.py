@@ -21,13 +21,13 @@ from tarot_p2p.crypto.group import point_to_bytes, scalar_from_bytes
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shares import prove_shares
 from tarot_p2p.protocol.codec import decode
-from tarot_p2p.protocol.envelope import open_envelope, seal
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.messages import Ecart, dump_body, load_body
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import TranscriptGap
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import TRUMP_MASK, cards_of
+from tarot_p2p.rules.cards import cards_of
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.scoring import Contract
@@ -254,11 +254,10 @@ def deliver(receiver: Peer, inbox: list[bytes], kept: type[TranscriptGap] = Tran
     return met
 
 
-def lying_ecart(table: Table) -> tuple[Peer, bytes]:
-    """Play ``table`` (seeded so that the taker's écart holds a non-trump) to its écart, and
-    forge it: one of the taker's discarded non-trumps is "shown" as a trump, with the right
-    decryption share (he knows his key), so only its opening can expose it. The taker and
-    the forged message, not delivered yet."""
+def honest_ecart(table: Table) -> tuple[Peer, SignedEnvelope, Ecart]:
+    """Play ``table`` to its écart (a garde), and make the taker's écart of the first
+    cards it may put aside: the taker, and the message (not delivered yet), signed and
+    read back."""
     bot = Bot(contract=Contract.GARDE, seed=11)
     while table.peers[0].hand.phase is not Phase.ECART:
         step(table, bot)
@@ -270,14 +269,24 @@ def lying_ecart(table: Table) -> tuple[Peer, bytes]:
     chosen = 0
     for c in legal[: chien_size(table.config)]:
         chosen |= 1 << c
-    assert chosen & ~TRUMP_MASK, "the seed must give an écart with a non-trump"
     honest = taker.discard(chosen)
-    taker_key = table.key_of(hand.hand, taker_seat)
-    roster = {taker_seat: taker_key.public_key()}
+    roster = {taker_seat: table.key_of(hand.hand, taker_seat).public_key()}
     env = open_envelope(honest, table_id=taker.table_id, roster=roster)
     msg = load_body("ecart", env.body)
     assert isinstance(msg, Ecart)
-    liar = next(j for j in msg.discard if j not in msg.trumps)  # every trump is shown
+    return taker, env, msg
+
+
+def lying_ecart(table: Table) -> tuple[Peer, bytes]:
+    """Play ``table`` (seeded so that the taker's écart holds a non-trump) to its écart, and
+    forge it: one of the taker's discarded non-trumps is "shown" as a trump, with the right
+    decryption share (he knows his key), so only its opening can expose it. The taker and
+    the forged message, not delivered yet."""
+    taker, env, msg = honest_ecart(table)
+    hand, taker_seat = taker.hand, env.seat
+    taker_key = table.key_of(hand.hand, taker_seat)
+    liar = next((j for j in msg.discard if j not in msg.trumps), None)  # trumps are shown
+    assert liar is not None, "the seed must give an écart with a non-trump"
     trumps = tuple(sorted({*msg.trumps, liar}))
     x = scalar_from_bytes(decode(taker.export_secrets())["x"])  # type: ignore[index, arg-type]
     shown = [Ciphertext.from_bytes(msg.deck[66 * j : 66 * (j + 1)]) for j in trumps]

@@ -11,6 +11,7 @@ before the game (which keys sign a hand, the machine of the next hand).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import pytest
 
@@ -29,7 +30,7 @@ from tarot_p2p.protocol.table import HandMachine, Phase, TableMachine, Violation
 from tarot_p2p.rules.cards import TRUMP_MASK, card_name
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import ScoreSheet
-from tests.protocol.harness import Bot, lying_ecart, make_table, one_deal, step
+from tests.protocol.harness import Bot, honest_ecart, lying_ecart, make_table, one_deal, step
 from tests.protocol.test_prepared_refusals import CONFIG, HAND, OPENING, TABLE, fresh
 
 
@@ -271,3 +272,46 @@ def test_a_non_trump_shown_in_the_ecart_aborts_the_hand_on_the_taker() -> None:
     words = "rules: ecart-shown: only trumps other than oudlers are shown"
     assert exposed.reason == f"the écart shows {card_name(card)}: {words}" == str(exposed)
     assert exposed.seat == taker.seat and exposed.evidence_type == "ecart"
+
+
+def test_an_ecart_naming_its_positions_wrong_is_refused_in_words() -> None:
+    """The écart's positions (``table.md`` §2): exactly the chien's size of them, distinct,
+    ascending, each below the taker's deck size; its shown trumps distinct, ascending and
+    among them; ``d`` and ``dproof`` empty when none is shown. Each refusal leaves the hand
+    as it was (the shuffled deck it had appended taken back), and the honest écart is then
+    taken."""
+    table = make_table(one_deal(4), seed=b"tamper")
+    taker, _, msg = honest_ecart(table)
+    hand = table.observer.hand
+    assert hand.phase is Phase.ECART and hand.expected_sender() == taker.seat
+    k, size, count = len(hand.taker_input), len(msg.discard), hand.count
+    assert (k, size) == (24, 6)
+    outside = next(j for j in range(k) if j not in msg.discard)
+    names = f"the écart names {size} distinct output positions, ascending"
+    below = f"écart positions are below {k}"
+    shown = "shown trumps are distinct écart positions, ascending"
+    first, *rest = msg.discard
+    bad = [
+        (msg.discard[:-1], msg.trumps, names),  # ascending, one short
+        ((*msg.discard, msg.discard[-1] + 1), msg.trumps, names),  # one more
+        ((rest[0], first, *rest[1:]), msg.trumps, names),  # not ascending
+        ((first, first, *rest[1:]), msg.trumps, names),  # twice the same
+        ((*msg.discard[:-1], k), (), below),  # the last one past the deck
+        ((*msg.discard[:-1], k + 9), (), below),
+        (msg.discard, (msg.discard[1], msg.discard[0]), shown),  # not ascending
+        (msg.discard, (msg.discard[0], msg.discard[0]), shown),  # twice the same
+        (msg.discard, (outside,), shown),  # not among the discards
+    ]
+    for discard, trumps, words in bad:
+        with pytest.raises(Violation) as info:
+            hand.apply(taker.seat or 0, dataclasses.replace(msg, discard=discard, trumps=trumps))
+        assert info.value.reason == words
+    deck, shares = len(hand.deck), len(hand.shares)
+    unshown = dataclasses.replace(msg, trumps=(), d=msg.d or bytes(33), dproof=msg.dproof)
+    with pytest.raises(Violation) as info:
+        hand.apply(taker.seat or 0, unshown)
+    assert info.value.reason == "no trump shown: d and dproof are empty"
+    assert (len(hand.deck), len(hand.shares)) == (deck, shares) == (78, 78)
+    assert hand.phase is Phase.ECART and hand.count == count
+    hand.apply(taker.seat or 0, msg)
+    assert hand.phase is Phase.ECART_SHARES and len(hand.deck) == len(hand.shares) == 78 + k

@@ -282,6 +282,7 @@ def test_an_ecart_naming_its_positions_wrong_is_refused_in_words() -> None:
     taken."""
     table = make_table(one_deal(4), seed=b"tamper")
     taker, _, msg = honest_ecart(table)
+    assert len(msg.trumps) < len(msg.discard) and len(msg.d) == 33 * len(msg.trumps)
     hand = table.observer.hand
     assert hand.phase is Phase.ECART and hand.expected_sender() == taker.seat
     k, size, count = len(hand.taker_input), len(msg.discard), hand.count
@@ -301,6 +302,8 @@ def test_an_ecart_naming_its_positions_wrong_is_refused_in_words() -> None:
         (msg.discard, (msg.discard[1], msg.discard[0]), shown),  # not ascending
         (msg.discard, (msg.discard[0], msg.discard[0]), shown),  # twice the same
         (msg.discard, (outside,), shown),  # not among the discards
+        # Every discard shown passes these checks: then the shares are counted.
+        (msg.discard, msg.discard, f"ecart: expected 6 shares, got {len(msg.trumps)}"),
     ]
     for discard, trumps, words in bad:
         with pytest.raises(Violation) as info:

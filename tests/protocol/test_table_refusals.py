@@ -27,6 +27,7 @@ from tarot_p2p.crypto.group import (
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.peer import CheatExposed
 from tarot_p2p.protocol.table import HandMachine, Phase, TableMachine, Violation
+from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import TRUMP_MASK, card_name
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.sheet import ScoreSheet
@@ -189,9 +190,12 @@ def test_a_seat_silent_in_the_escrows_gets_its_absent_key_in_the_joint_key() -> 
 def test_no_abandon_is_taken_in_hand_0() -> None:
     """An abandon is for hands 1, 2, ... only (``table.md`` §3.1): the set-up and the draw
     have no stand-in, so no member of hand 0 is claimed absent, before the set-up or
-    after it."""
+    after it. (And the set-up is the one the peer joined, names included.)"""
     setup = m.Setup(CONFIG.canonical_bytes(), tuple(ROSTER), tuple(NAMES))
     machine = HandMachine(CONFIG, TABLE, 0, 0, setup)
+    other = m.Setup(setup.config, setup.roster, ("Ana", "Bo", "Di"))
+    with pytest.raises(Violation, match=r"^the set-up differs from the table this peer joined$"):
+        machine.apply(0, other)
     for ready in (False, True):
         if ready:
             machine.apply(0, setup)  # now member 0 is to send its key
@@ -318,3 +322,71 @@ def test_an_ecart_naming_its_positions_wrong_is_refused_in_words() -> None:
     assert hand.phase is Phase.ECART and hand.count == count
     hand.apply(taker.seat or 0, msg)
     assert hand.phase is Phase.ECART_SHARES and len(hand.deck) == len(hand.shares) == 78 + k
+
+
+def refused(hand: HandMachine, seat: int, message: m.Message) -> str:
+    """The words ``hand`` refuses ``message`` from ``seat`` with; it is left as it was."""
+    count, phase, sender = hand.count, hand.phase, hand.expected_sender()
+    with pytest.raises(Violation) as info:
+        hand.apply(seat, message)
+    assert (hand.count, hand.phase, hand.expected_sender()) == (count, phase, sender)
+    assert info.value.seat is None and str(info.value) == info.value.reason
+    return info.value.reason
+
+
+def test_each_phase_refuses_a_bad_message_in_words() -> None:
+    """A whole hand of a three-seat table, fed at each phase, before the honest message,
+    a message from the wrong seat, of the wrong type, or that does not read or count
+    right: each is refused in words naming what is wrong, and nothing moves. Once the
+    game is over, nothing more is taken."""
+    table = make_table(one_deal(3), seed=b"refusals")
+    bot = Bot(contract=2, seed=1)
+    met: list[Phase] = []
+    point = "a point is 33 bytes, compressed SEC1"
+    while True:
+        hand = table.observer.hand
+        phase, seat = hand.phase, hand.expected_sender()
+        if hand.hand == 1 and seat is not None and phase not in met:
+            met.append(phase)
+            other = (seat + 1) % 3
+            name = phase.value
+            got = refused(hand, other, m.Score((0, 0, 0)))
+            assert got == f"out of turn: seat {seat} must send the next message"
+            got = refused(hand, seat, m.Release(bytes(32)))
+            assert got == f"'release' is not expected in phase {name}"
+            if phase is Phase.KEYS:
+                got = refused(hand, seat, m.Key(bytes(33), bytes(64), bytes(33)))
+                assert got == f"key share: {point}"
+            elif phase is Phase.ESCROW:
+                got = refused(hand, seat, m.Escrow(bytes(7)))
+                assert got == "escrow: an escrow at 3 seats is 163 bytes"
+            elif phase is Phase.SHUFFLE:
+                got = refused(hand, seat, m.Shuffle(bytes(66 * 77), b""))
+                assert got == "shuffle: expected 78 ciphertexts"
+                assert refused(hand, seat, m.Shuffle(bytes(66 * 78), b"")) == f"shuffle: {point}"
+            elif phase in (Phase.DEAL, Phase.CHIEN, Phase.ECART_SHARES, Phase.REVEAL):
+                n = len(hand.share_slots(seat))
+                got = refused(hand, seat, m.Shares(bytes(33 * (n + 1)), b""))
+                assert got == f"{name}: expected {n} shares, got {n + 1}"
+            elif phase is Phase.BIDDING:
+                got = refused(hand, seat, m.Act(a.Go(False).encode()))
+                assert got == "go cannot be sent in the clear in phase bidding"
+                assert refused(hand, seat, m.Act((99,))) == "action: malformed action (99,)"
+            elif phase is Phase.PLAY:
+                theirs, mine = hand.holding[other][0], hand.holding[seat][0]
+                got = refused(hand, seat, m.Play(theirs, bytes(33), b""))
+                assert got == f"slot {theirs} is not an unplayed card of seat {seat}"
+                got = refused(hand, seat, m.Play(mine, bytes(66), b""))
+                assert got == "play: expected 1 shares, got 2"
+                got = refused(hand, seat, m.Act(a.BIDS[1].encode()))
+                assert got == f"{a.BIDS[1]} cannot be sent in the clear in phase play"
+            elif phase is Phase.SCORE:
+                assert hand.scores is not None
+                wrong = (hand.scores[0] + 1, hand.scores[1] - 1, hand.scores[2])
+                got = refused(hand, seat, m.Score(wrong))
+                assert got == f"score line {list(wrong)} differs from {hand.scores}"
+        if not step(table, bot):
+            break
+    skipped = (Phase.SETUP, Phase.DRAW, Phase.CALL, Phase.RELEASE, Phase.DONE, Phase.ABORTED)
+    assert met == [p for p in Phase if p not in skipped]  # a three-seat garde, no call
+    assert refused(hand, 0, m.Score((0, 0, 0))) == "the hand is over"

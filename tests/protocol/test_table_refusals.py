@@ -314,10 +314,11 @@ def test_an_ecart_naming_its_positions_wrong_is_refused_in_words() -> None:
             hand.apply(taker.seat or 0, dataclasses.replace(msg, discard=discard, trumps=trumps))
         assert info.value.reason == words
     deck, shares = len(hand.deck), len(hand.shares)
-    unshown = dataclasses.replace(msg, trumps=(), d=msg.d or bytes(33), dproof=msg.dproof)
-    with pytest.raises(Violation) as info:
-        hand.apply(taker.seat or 0, unshown)
-    assert info.value.reason == "no trump shown: d and dproof are empty"
+    for d, dproof in ((bytes(33), b""), (b"", bytes(64)), (bytes(33), bytes(64))):
+        unshown = dataclasses.replace(msg, trumps=(), d=d, dproof=dproof)
+        with pytest.raises(Violation) as info:
+            hand.apply(taker.seat or 0, unshown)
+        assert info.value.reason == "no trump shown: d and dproof are empty"
     assert (len(hand.deck), len(hand.shares)) == (deck, shares) == (78, 78)
     assert hand.phase is Phase.ECART and hand.count == count
     hand.apply(taker.seat or 0, msg)

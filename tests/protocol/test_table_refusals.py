@@ -391,3 +391,4 @@ def test_each_phase_refuses_a_bad_message_in_words() -> None:
     skipped = (Phase.SETUP, Phase.DRAW, Phase.CALL, Phase.RELEASE, Phase.DONE, Phase.ABORTED)
     assert met == [p for p in Phase if p not in skipped]  # a three-seat garde, no call
     assert refused(hand, 0, m.Score((0, 0, 0))) == "the hand is over"
+    assert {seat for seat, _ in hand.history} == {0, 1, 2}  # each move is its seat's

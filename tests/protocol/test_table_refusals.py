@@ -369,6 +369,7 @@ def test_each_phase_refuses_a_bad_message_in_words() -> None:
                 n = len(hand.share_slots(seat))
                 got = refused(hand, seat, m.Shares(bytes(33 * (n + 1)), b""))
                 assert got == f"{name}: expected {n} shares, got {n + 1}"
+                assert refused(hand, seat, m.Shares(bytes(33 * n), b"")) == f"{name}: {point}"
             elif phase is Phase.BIDDING:
                 got = refused(hand, seat, m.Act(a.Go(False).encode()))
                 assert got == "go cannot be sent in the clear in phase bidding"

@@ -26,7 +26,7 @@ from tarot_p2p.crypto.group import (
 )
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.peer import CheatExposed
-from tarot_p2p.protocol.table import HandMachine, Phase, TableMachine, Violation
+from tarot_p2p.protocol.table import HandMachine, Opened, Phase, TableMachine, Violation
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import TRUMP_MASK, card_name
 from tarot_p2p.rules.config import GameEnd, TableConfig
@@ -344,9 +344,12 @@ def test_each_phase_refuses_a_bad_message_in_words() -> None:
     bot = Bot(contract=2, seed=1)
     met: list[Phase] = []
     point = "a point is 33 bytes, compressed SEC1"
+    start = None  # where the observer's events of hand 1 begin
     while True:
         hand = table.observer.hand
         phase, seat = hand.phase, hand.expected_sender()
+        if hand.hand == 1 and start is None:
+            start = len(table.events[-1])
         if hand.hand == 1 and seat is not None and phase not in met:
             met.append(phase)
             other = (seat + 1) % 3
@@ -393,3 +396,6 @@ def test_each_phase_refuses_a_bad_message_in_words() -> None:
     assert met == [p for p in Phase if p not in skipped]  # a three-seat garde, no call
     assert refused(hand, 0, m.Score((0, 0, 0))) == "the hand is over"
     assert {seat for seat, _ in hand.history} == {0, 1, 2}  # each move is its seat's
+    # Every slot opened is told once, with its card, as it opens.
+    opened = [pair for e in table.events[-1][start:] if isinstance(e, Opened) for pair in e.cards]
+    assert len(opened) == len(hand.cards) > 0 and dict(opened) == hand.cards

@@ -30,7 +30,7 @@ from tarot_p2p.protocol.table import HandMachine, Opened, Phase, TableMachine, V
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import TRUMP_MASK, card_name
 from tarot_p2p.rules.config import GameEnd, TableConfig
-from tarot_p2p.rules.sheet import ScoreSheet
+from tarot_p2p.rules.sheet import LineKind, ScoreSheet, hand_note
 from tests.protocol.harness import Bot, honest_ecart, lying_ecart, make_table, one_deal, step
 from tests.protocol.test_prepared_refusals import CONFIG, HAND, OPENING, TABLE, fresh
 
@@ -247,6 +247,12 @@ def test_no_abandon_is_taken_in_the_score_round() -> None:
         hand.apply(1 if silent == 0 else 0, m.Abandon(silent, CLAIMS))
     assert info.value.reason == "an abandon is sent by the lowest seat other than the silent one"
     assert hand.abandoned is None and hand.phase is Phase.SCORE
+    while step(table, Bot(contract=0)):
+        pass
+    sheet = table.observer.sheet
+    assert sheet is not None
+    (line,) = sheet.lines
+    assert line.kind is LineKind.ALL_PASS and line.note == ""  # no stand-in to name
 
 
 def test_a_non_trump_shown_in_the_ecart_aborts_the_hand_on_the_taker() -> None:
@@ -396,6 +402,10 @@ def test_each_phase_refuses_a_bad_message_in_words() -> None:
     assert met == [p for p in Phase if p not in skipped]  # a three-seat garde, no call
     assert refused(hand, 0, m.Score((0, 0, 0))) == "the hand is over"
     assert {seat for seat, _ in hand.history} == {0, 1, 2}  # each move is its seat's
+    sheet, audit = table.observer.sheet, hand.audit
+    assert sheet is not None and audit is not None and audit.outcome is not None
+    (line,) = sheet.lines
+    assert line.note == hand_note(table.config, audit.outcome, table.observer.table.names)
     # Every slot opened is told once, with its card, as it opens.
     opened = [pair for e in table.events[-1][start:] if isinstance(e, Opened) for pair in e.cards]
     assert len(opened) == len(hand.cards) > 0 and dict(opened) == hand.cards

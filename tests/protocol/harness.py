@@ -7,6 +7,7 @@ deterministic (seeded) so a failing game can be replayed exactly.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from collections.abc import Callable
@@ -15,7 +16,13 @@ from dataclasses import dataclass, field
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tarot_p2p.conformance.cheats import cheat_play
+from tarot_p2p.crypto.elgamal import Ciphertext
+from tarot_p2p.crypto.group import point_to_bytes, scalar_from_bytes
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.crypto.shares import prove_shares
+from tarot_p2p.protocol.codec import decode
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
+from tarot_p2p.protocol.messages import Ecart, dump_body, load_body
 from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import TranscriptGap
@@ -245,3 +252,60 @@ def deliver(receiver: Peer, inbox: list[bytes], kept: type[TranscriptGap] = Tran
             inbox.remove(wire)
             progress = True
     return met
+
+
+def honest_ecart(table: Table) -> tuple[Peer, SignedEnvelope, Ecart]:
+    """Play ``table`` to its écart (a garde), and make the taker's écart of the first
+    cards it may put aside: the taker, and the message (not delivered yet), signed and
+    read back."""
+    bot = Bot(contract=Contract.GARDE, seed=11)
+    while table.peers[0].hand.phase is not Phase.ECART:
+        step(table, bot)
+    hand = table.peers[0].hand
+    taker_seat = hand.expected_sender()
+    assert taker_seat is not None
+    taker = table.peer_at(taker_seat)
+    legal = [x.card for x in taker.legal_actions() if isinstance(x, a.Discard)]
+    chosen = 0
+    for c in legal[: chien_size(table.config)]:
+        chosen |= 1 << c
+    honest = taker.discard(chosen)
+    roster = {taker_seat: table.key_of(hand.hand, taker_seat).public_key()}
+    env = open_envelope(honest, table_id=taker.table_id, roster=roster)
+    msg = load_body("ecart", env.body)
+    assert isinstance(msg, Ecart)
+    return taker, env, msg
+
+
+def lying_ecart(table: Table) -> tuple[Peer, bytes]:
+    """Play ``table`` (seeded so that the taker's écart holds a non-trump) to its écart, and
+    forge it: one of the taker's discarded non-trumps is "shown" as a trump, with the right
+    decryption share (he knows his key), so only its opening can expose it. The taker and
+    the forged message, not delivered yet."""
+    taker, env, msg = honest_ecart(table)
+    hand, taker_seat = taker.hand, env.seat
+    taker_key = table.key_of(hand.hand, taker_seat)
+    liar = next((j for j in msg.discard if j not in msg.trumps), None)  # trumps are shown
+    assert liar is not None, "the seed must give an écart with a non-trump"
+    trumps = tuple(sorted({*msg.trumps, liar}))
+    x = scalar_from_bytes(decode(taker.export_secrets())["x"])  # type: ignore[index, arg-type]
+    shown = [Ciphertext.from_bytes(msg.deck[66 * j : 66 * (j + 1)]) for j in trumps]
+    ctx = hand.context("ecart", taker_seat)
+    shares, proof = prove_shares(x, shown, ctx, DeterministicRandom(b"forger"))
+    forged = dataclasses.replace(
+        msg,
+        trumps=trumps,
+        d=b"".join(point_to_bytes(p) for p in shares),
+        dproof=proof.to_bytes(),
+    )
+    wire = seal(
+        taker_key,
+        table_id=env.table_id,
+        hand=env.hand,
+        seq=env.seq,
+        seat=taker_seat,
+        prev=env.prev,
+        kind="ecart",
+        body=dump_body(forged),
+    ).wire
+    return taker, wire

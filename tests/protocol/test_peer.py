@@ -8,7 +8,6 @@ keeping the offending bytes as evidence.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -18,15 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tarot_p2p.conformance.cheats import false_petit_sec
-from tarot_p2p.crypto.elgamal import Ciphertext
-from tarot_p2p.crypto.group import point_to_bytes, scalar_from_bytes
+from tarot_p2p.crypto.group import point_to_bytes
 from tarot_p2p.crypto.keys import key_context, make_key_share
 from tarot_p2p.crypto.randomness import DeterministicRandom
-from tarot_p2p.crypto.shares import prove_shares
-from tarot_p2p.protocol.codec import decode
-from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
+from tarot_p2p.protocol.envelope import SignedEnvelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
-from tarot_p2p.protocol.messages import Ecart, Setup, dump_body, load_body
+from tarot_p2p.protocol.messages import Setup, dump_body
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase, binding
 from tarot_p2p.protocol.transcript import TranscriptFileError, file_header, genesis_digest
@@ -37,6 +33,7 @@ from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import (
     Bot,
     Table,
+    lying_ecart,
     make_table,
     one_deal,
     play_game,
@@ -196,48 +193,8 @@ def test_an_ecart_naming_no_card_is_a_local_error() -> None:
 
 def test_false_trump_in_the_ecart_is_exposed_and_blamed_on_the_taker() -> None:
     table = make_table(one_deal(4), seed=b"tamper")
-    bot = Bot(contract=Contract.GARDE, seed=11)
-    while table.peers[0].hand.phase is not Phase.ECART:
-        step(table, bot)
-    hand = table.peers[0].hand
-    taker_seat = hand.expected_sender()
-    assert taker_seat is not None
-    taker = table.peer_at(taker_seat)
-    legal = [x.card for x in taker.legal_actions() if isinstance(x, a.Discard)]
-    chosen = 0
-    for c in legal[:6]:
-        chosen |= 1 << c
-    assert chosen & ~TRUMP_MASK, "the seed must give an écart with a non-trump"
-    honest = taker.discard(chosen)
-    # The taker forges: one of his discarded non-trumps is "shown" as a trump, with the
-    # correct decryption share (he knows his key), so only its opening can expose it.
-    taker_key = table.key_of(1, taker_seat)
-    roster = {taker_seat: taker_key.public_key()}
-    env = open_envelope(honest, table_id=taker.table_id, roster=roster)
-    msg = load_body("ecart", env.body)
-    assert isinstance(msg, Ecart)
-    liar = next(j for j in msg.discard if j not in msg.trumps)  # every trump is shown
-    trumps = tuple(sorted({*msg.trumps, liar}))
-    x = scalar_from_bytes(decode(taker.export_secrets())["x"])  # type: ignore[index, arg-type]
-    shown = [Ciphertext.from_bytes(msg.deck[66 * j : 66 * (j + 1)]) for j in trumps]
-    ctx = hand.context("ecart", taker_seat)
-    shares, proof = prove_shares(x, shown, ctx, DeterministicRandom(b"forger"))
-    forged = dataclasses.replace(
-        msg,
-        trumps=trumps,
-        d=b"".join(point_to_bytes(p) for p in shares),
-        dproof=proof.to_bytes(),
-    )
-    wire = seal(
-        taker_key,
-        table_id=env.table_id,
-        hand=env.hand,
-        seq=env.seq,
-        seat=taker_seat,
-        prev=env.prev,
-        kind="ecart",
-        body=dump_body(forged),
-    ).wire
+    taker, wire = lying_ecart(table)
+    taker_seat = taker.seat
     others = [p for p in (*table.peers, table.observer) if p is not taker]
     for p in others:
         p.receive(wire)

@@ -88,6 +88,11 @@ def test_the_stand_in_finishes_the_hand_and_it_is_scored_as_played(when: str) ->
     hand = observer.hand
     assert hand.abandoned == absent and hand.audit is not None
     assert line.kind is LineKind.HAND and line.scores == hand.audit.returns
+    # Every move is its seat's, the stand-in's too (the écart made in the open included).
+    assert hand.engine is not None and hand.engine.taker is not None
+    assert all(seat in range(4) for seat, _ in hand.history)
+    discards = {seat for seat, act in hand.history if isinstance(act, a.Discard)}
+    assert discards == {hand.engine.taker}
     assert "played by the stand-in" in line.note
     signed = [e.seat for e in observer.transcript if e.hand == 1 and e.kind == "score"]
     assert signed == [s for s in range(4) if s != absent]

@@ -137,6 +137,19 @@ def step(table: Table, bot: Bot, tamper: Tamper | None = None) -> bool:
     return True
 
 
+def until_poignee(table: Table, bot: Bot) -> tuple[Peer, list[a.Poignee]]:
+    """Play on until the expected sender may show a poignée: that seat, and the poignées
+    its ``legal_actions`` list."""
+    while True:
+        sender = table.observer.expected_sender()
+        assert sender is not None, "the deal must give a poignée"
+        peer = table.peer_at(sender)
+        offers = [x for x in peer.legal_actions() if isinstance(x, a.Poignee)]
+        if offers:
+            return peer, offers
+        assert step(table, bot)
+
+
 def play_game(table: Table, bot: Bot, tamper: Tamper | None = None) -> None:
     while step(table, bot, tamper):
         pass

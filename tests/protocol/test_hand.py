@@ -33,7 +33,16 @@ from tarot_p2p.rules.config import AllPass, FivePlayerMode
 from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
-from tests.protocol.harness import Bot, Table, make_table, one_deal, play_game, rig_deal, step
+from tests.protocol.harness import (
+    Bot,
+    Table,
+    make_table,
+    one_deal,
+    play_game,
+    rig_deal,
+    step,
+    until_poignee,
+)
 
 
 def poignees(table: Table) -> list[tuple[int, CardSet]]:
@@ -161,14 +170,9 @@ def test_a_poignee_naming_its_slots_out_of_order_is_refused() -> None:
     form per poignée, as for every list of slots)."""
     table = make_table(one_deal(5), seed=b"poignee-5-8")
     bot = Bot(contract=Contract.GARDE, seed=3)
-    while True:
-        sender = table.observer.expected_sender()
-        assert sender is not None, "the seed must give a poignée"
-        peer = table.peer_at(sender)
-        offers = [x for x in peer.legal_actions() if isinstance(x, a.Poignee)]
-        if offers:
-            break
-        assert step(table, bot)
+    peer, offers = until_poignee(table, bot)
+    sender = peer.seat
+    assert sender is not None
     slots = sorted((peer._slot_of(c) for c in cards_of(offers[0].cards)), reverse=True)
     d, proof = shares_for(peer, "poignee", slots, DeterministicRandom(b"order"))
     wire = sign_next(peer, table.key_of(1, sender), m.Poignee(tuple(slots), d, proof))

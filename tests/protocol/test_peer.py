@@ -40,6 +40,7 @@ from tests.protocol.harness import (
     play_with_a_revoke,
     rig_deal,
     step,
+    until_poignee,
 )
 
 
@@ -452,14 +453,7 @@ def test_any_valid_poignee_may_be_shown_and_nothing_else() -> None:
 
     rig_deal(table, deck_for)
     bot = Bot(contract=Contract.GARDE, seed=2)
-    while True:
-        sender = table.observer.expected_sender()
-        assert sender is not None, "the holder must be asked for his poignée"
-        peer = table.peer_at(sender)
-        offers = [x for x in peer.legal_actions() if isinstance(x, a.Poignee)]
-        if offers:
-            break
-        assert step(table, bot)
+    peer, offers = until_poignee(table, bot)
     listed = {frozenset(cards_of(x.cards)) for x in offers}
     other_ten = next(
         ten for i in range(11) if (ten := frozenset(shown[:i] + shown[i + 1 :])) not in listed

@@ -22,12 +22,12 @@ from tarot_p2p.crypto.keys import key_context, make_key_share
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.protocol.envelope import SignedEnvelope, seal
 from tarot_p2p.protocol.errors import LocalProtocolError, SeatViolation, UnattributedMessage
-from tarot_p2p.protocol.messages import Setup, dump_body
+from tarot_p2p.protocol.messages import Ecart, Setup, dump_body, load_body
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase, binding
 from tarot_p2p.protocol.transcript import TranscriptFileError, file_header, genesis_digest
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import TRUMP_MASK, cards_of, mask_of, trump
+from tarot_p2p.rules.cards import EXCUSE, PETIT, TRUMP_MASK, cards_of, mask_of, parse_card, trump
 from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import (
@@ -501,3 +501,38 @@ def test_what_a_peer_tells_of_the_table_and_its_own_cards() -> None:
     assert table.observer.expected_sender() is None and table.observer.expected_types() == ()
     for peer in table.peers:
         assert peer.my_cards() == 0 and bin(peer.private_cards()).count("1") >= 24
+
+
+def test_a_taker_made_to_discard_trumps_shows_every_one() -> None:
+    """A garde whose taker holds the four kings and fourteen trumps and finds six trumps
+    in the chien: his six discards are trumps, and his écart shows each of them, with its
+    shares, to every peer (``table.md`` §2 ``ecart``); the audit finds nothing hidden."""
+    table = make_table(one_deal(4), seed=b"trumps shown")
+    kings = [parse_card(f"K{s}") for s in "SHDC"]
+    trumps = [parse_card(f"T{n}") for n in range(2, 16)]
+    chien = [parse_card(f"T{n}") for n in range(16, 22)]
+    plain = [c for c in range(56) if c not in kings]
+
+    def deck_for(dealer: int) -> list[int]:
+        taker, other = (dealer + 1) % 4, (dealer + 2) % 4
+        sources = {
+            taker: iter(kings + trumps),
+            -1: iter(chien),
+            other: iter([PETIT, EXCUSE, *plain[:16]]),  # no petit sec
+        }
+        rest = iter(plain[16:])
+        return [
+            next(sources[d]) if d in sources else next(rest)
+            for d in deal_pattern(table.config, dealer)
+        ]
+
+    rig_deal(table, deck_for)
+    play_game(table, Bot(contract=Contract.GARDE))
+    hand = table.observer.hand
+    assert hand.audit is not None and hand.audit.offences == ()
+    (ecart,) = [e for e in table.observer.transcript if e.hand == 1 and e.kind == "ecart"]
+    shown = load_body("ecart", ecart.body)
+    assert isinstance(shown, Ecart) and len(shown.trumps) == len(shown.discard) == 6
+    assert hand.record().unshown_discards == 0
+    heads = {p.transcript.head for p in (*table.peers, table.observer)}
+    assert heads == {table.observer.transcript.head}

@@ -536,3 +536,32 @@ def test_a_taker_made_to_discard_trumps_shows_every_one() -> None:
     assert hand.record().unshown_discards == 0
     heads = {p.transcript.head for p in (*table.peers, table.observer)}
     assert heads == {table.observer.transcript.head}
+
+
+def test_a_hand_0_violation_seen_after_the_draw_names_the_seat_drawn() -> None:
+    """Hand 0 is signed by member index, every later hand by seat: a second version of a
+    member's hand-0 message, met once the seats are drawn, names the seat that member
+    drew (not the innocent player now sitting at the member's index), and says which
+    member of the set-up signed it, with both versions as evidence."""
+    table = make_table(one_deal(4), seed=b"by seat")
+    bot = Bot()
+    while table.observer.hand.hand == 0:
+        step(table, bot)
+    seating = table.observer.seating
+    assert seating is not None
+    member = next(m for m in range(4) if seating.index(m) != m)
+    first = next(e for e in table.observer.transcript if e.hand == 0 and e.seat == member)
+    body = dict(first.body)
+    key = next(k for k, v in body.items() if isinstance(v, bytes))
+    body[key] = bytes(len(body[key]))  # another version of the same slot
+    twin = seal(
+        table.keys[member], table_id=first.table_id, hand=0, seq=first.seq, seat=member,
+        prev=first.prev, kind=first.kind, body=body,
+    ).wire  # fmt: skip
+    with pytest.raises(SeatViolation) as info:
+        table.observer.receive(twin)
+    assert info.value.seat == seating.index(member)
+    assert info.value.reason == (
+        f"equivocation: two messages for slot (0, {first.seq}) (member {member} of the set-up)"
+    )
+    assert info.value.evidence == (first.wire, twin)

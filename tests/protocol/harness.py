@@ -27,9 +27,9 @@ from tarot_p2p.protocol.peer import Peer, PeerEvent
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import TranscriptGap
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import cards_of
+from tarot_p2p.rules.cards import EXCUSE, PETIT, cards_of, parse_card
 from tarot_p2p.rules.config import GameEnd, TableConfig
-from tarot_p2p.rules.deal import chien_size
+from tarot_p2p.rules.deal import CHIEN, chien_size, deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.state import Phase as EnginePhase
 
@@ -216,6 +216,30 @@ def rig_deal(table: Table, deck_for: Callable[[int], list[int]]) -> None:
     for i, peer in enumerate(table.peers):
         table.rngs[i] = RiggedRandom(b"rigged" + bytes([i]), chosen if i == 0 else identity)
         peer._rng = table.rngs[i]
+
+
+def rig_trumps_to_discard(table: Table) -> None:
+    """Make hand 1 of a four-seat ``table`` a deal whose first speaker, once he takes a
+    garde, must discard six trumps: he holds the four kings and the trumps 2 to 15, the
+    chien holds the trumps 16 to 21 (the next seat holds the Petit and the Excuse: no
+    petit sec)."""
+    kings = [parse_card(f"K{s}") for s in "SHDC"]
+    trumps = [parse_card(f"T{n}") for n in range(2, 16)]
+    chien = [parse_card(f"T{n}") for n in range(16, 22)]
+    plain = [c for c in range(56) if c not in kings]
+
+    def deck_for(dealer: int) -> list[int]:
+        taker, other = (dealer + 1) % 4, (dealer + 2) % 4
+        sources = {
+            taker: iter(kings + trumps),
+            CHIEN: iter(chien),
+            other: iter([PETIT, EXCUSE, *plain[:16]]),
+        }
+        rest = iter(plain[16:])
+        pattern = deal_pattern(table.config, dealer)
+        return [next(sources[d]) if d in sources else next(rest) for d in pattern]
+
+    rig_deal(table, deck_for)
 
 
 def claim_and_abandon(table: Table, sender: int) -> bytes:

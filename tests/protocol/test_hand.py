@@ -19,7 +19,6 @@ from tarot_p2p.protocol.table import HandEnded, Phase, SeatsDrawn, draw_cards
 from tarot_p2p.protocol.transcript import file_header
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import (
-    EXCUSE,
     PETIT,
     TRUMP_MASK,
     CardSet,
@@ -40,6 +39,7 @@ from tests.protocol.harness import (
     one_deal,
     play_game,
     rig_deal,
+    rig_trumps_to_discard,
     step,
     until_poignee,
 )
@@ -276,23 +276,7 @@ def hidden_trump_game(monkeypatch: pytest.MonkeyPatch) -> tuple[Table, int]:
     """A garde whose taker must discard trumps (his hand and the chien hold no other
     discardable card) and hides one of them; the table and the hidden trump."""
     table = make_table(one_deal(4), seed=b"hidden-trump")
-    kings = [parse_card(f"K{s}") for s in "SHDC"]
-    trumps = [parse_card(f"T{n}") for n in range(2, 16)]
-    chien = [parse_card(f"T{n}") for n in range(16, 22)]
-    plain = [c for c in range(56) if c not in kings]
-
-    def deck_for(dealer: int) -> list[int]:
-        pattern = deal_pattern(table.config, dealer)
-        taker, petit_holder = (dealer + 1) % 4, (dealer + 2) % 4
-        sources = {
-            taker: iter(kings + trumps),
-            -1: iter(chien),
-            petit_holder: iter([PETIT, EXCUSE, *plain[:16]]),  # no petit sec
-        }
-        rest = iter(plain[16:])
-        return [next(sources[d]) if d in sources else next(rest) for d in pattern]
-
-    rig_deal(table, deck_for)
+    rig_trumps_to_discard(table)
     hidden = parse_card("T2")
     # The taker's client "forgets" that T2 is a trump when it chooses which discards to show.
     monkeypatch.setattr("tarot_p2p.protocol.peer.TRUMP_MASK", TRUMP_MASK & ~(1 << hidden))

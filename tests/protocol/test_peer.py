@@ -27,7 +27,7 @@ from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase, binding
 from tarot_p2p.protocol.transcript import TranscriptFileError, file_header, genesis_digest
 from tarot_p2p.rules import actions as a
-from tarot_p2p.rules.cards import EXCUSE, PETIT, TRUMP_MASK, cards_of, mask_of, parse_card, trump
+from tarot_p2p.rules.cards import TRUMP_MASK, cards_of, mask_of, trump
 from tarot_p2p.rules.deal import deal_pattern
 from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import (
@@ -39,6 +39,7 @@ from tests.protocol.harness import (
     play_game,
     play_with_a_revoke,
     rig_deal,
+    rig_trumps_to_discard,
     step,
     until_poignee,
 )
@@ -508,25 +509,7 @@ def test_a_taker_made_to_discard_trumps_shows_every_one() -> None:
     in the chien: his six discards are trumps, and his écart shows each of them, with its
     shares, to every peer (``table.md`` §2 ``ecart``); the audit finds nothing hidden."""
     table = make_table(one_deal(4), seed=b"trumps shown")
-    kings = [parse_card(f"K{s}") for s in "SHDC"]
-    trumps = [parse_card(f"T{n}") for n in range(2, 16)]
-    chien = [parse_card(f"T{n}") for n in range(16, 22)]
-    plain = [c for c in range(56) if c not in kings]
-
-    def deck_for(dealer: int) -> list[int]:
-        taker, other = (dealer + 1) % 4, (dealer + 2) % 4
-        sources = {
-            taker: iter(kings + trumps),
-            -1: iter(chien),
-            other: iter([PETIT, EXCUSE, *plain[:16]]),  # no petit sec
-        }
-        rest = iter(plain[16:])
-        return [
-            next(sources[d]) if d in sources else next(rest)
-            for d in deal_pattern(table.config, dealer)
-        ]
-
-    rig_deal(table, deck_for)
+    rig_trumps_to_discard(table)
     play_game(table, Bot(contract=Contract.GARDE))
     hand = table.observer.hand
     assert hand.audit is not None and hand.audit.offences == ()

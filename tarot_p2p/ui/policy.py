@@ -36,6 +36,8 @@ from tarot_p2p.ui.server import PageServer
 from tarot_p2p.ui.view import Notice, Pending, Story, build_view, lobby_view
 
 log = logging.getLogger(__name__)
+ECART_CLICKS: Final = ("card", "undo")
+"""The page's messages that change the écart being made; it counts those it sends."""
 T = TypeVar("T")
 
 PAGE_LINGER: Final = 600.0
@@ -176,6 +178,8 @@ class BrowserPolicy:
     def _ecart_click(
         self, peer: Peer, pending: Pending, kind: object, card: object
     ) -> Decision | None:
+        if kind in ECART_CLICKS:
+            pending.clicks += 1
         if kind == "done" and len(pending.ecart) == pending.ecart_size:
             return Ecart(mask_of(pending.ecart))
         if kind == "undo" and pending.ecart:
@@ -235,6 +239,15 @@ class BrowserPolicy:
                 self._inbox_in.send_nowait(message)
             except trio.WouldBlock:
                 log.info("page: too many clicks at once, one ignored")
+                pending = self.pending
+                if (
+                    pending is not None
+                    and pending.ecart_size
+                    and message.get("t") in ECART_CLICKS
+                    and message.get("serial") == pending.serial
+                ):
+                    pending.clicks += 1  # taken in, to no effect: the page waits for no view
+                    self.publish()
 
     def transcript(self) -> bytes:
         peer = self.peer

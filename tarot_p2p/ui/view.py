@@ -84,6 +84,11 @@ class Pending:
     trial: State | None = None
     """For the écart: the engine with the chosen discards applied (its legal actions are
     the cards still allowed)."""
+    clicks: int = 0
+    """For the écart: how many of the pages' choices and undos were taken in. A page that
+    has sent more shows its own choices already, and waits for the view that holds them:
+    an older view in flight would put a card chosen back into the hand, under the
+    player's next click."""
 
     @property
     def kind(self) -> str:
@@ -584,6 +589,7 @@ def _decision_view(w: Words, peer: Peer, seat: int, pending: Pending) -> dict[st
         out["prompt"] = " ".join(lines)
         out["chosen"] = list(pending.ecart)
         out["need"] = pending.ecart_size
+        out["clicks"] = pending.clicks
         out["cards"] = {str(c): c for c in cards_of(choices)}
         out["why"] = why_not_discard(w, pending, seat)
         return out

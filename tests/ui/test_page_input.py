@@ -145,6 +145,83 @@ def test_the_ecart_takes_only_the_card_clicked_and_says_why(table: Callable[...,
     assert peer is not None and peer.hand.phase is Phase.PLAY
 
 
+LAGGING_VIEWS = """(() => {
+  // Every message from the program reaches the page's script lag ms late, in order, as
+  // on a slow machine or a busy program.
+  const plain = Object.getOwnPropertyDescriptor(WebSocket.prototype, "onmessage");
+  let due = 0;
+  Object.defineProperty(WebSocket.prototype, "onmessage", {
+    configurable: true,
+    get() { return plain.get.call(this); },
+    set(handler) {
+      plain.set.call(this, (event) => {
+        const data = event.data;
+        due = Math.max(due, performance.now() + (window.lag || 0));
+        setTimeout(() => handler({ data }), due - performance.now());
+      });
+    },
+  });
+})();"""
+CHOSEN_COUNTS = """() => {
+  window.chosenCounts = [];
+  const note = () => {
+    const n = document.querySelectorAll('.ecart-chosen .card').length;
+    if (window.chosenCounts.at(-1) !== n) window.chosenCounts.push(n);
+  };
+  new MutationObserver(note).observe(document.querySelector('#prompt'),
+                                     { childList: true, subtree: true });
+}"""
+
+
+def test_cards_chosen_for_the_ecart_stay_chosen_while_the_views_lag(
+    table: Callable[..., Table],
+) -> None:
+    """Two cards chosen in a row, faster than the program's views come back: the view
+    that holds only the first must not put the second back into the hand. It did, under
+    the player's next click: a click there chose a card already chosen (refused by the
+    program), and the écart waited for a card that never came."""
+    t = table(4, lambda i, _: PassingBot(f"ecart-lag/{i}"))
+    page = t.page
+    page.add_init_script(LAGGING_VIEWS)
+    page.reload()
+    page.wait_for_selector("#status", state="attached")
+    serial = next_decision(t, "")
+    if "Garde" not in page.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+    click_option(t, ("Garde",))
+    if next_decision(t, serial) == "over":
+        pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
+    page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+    page.evaluate(CHOSEN_COUNTS)
+    page.evaluate("() => { window.lag = 400; }")
+    first, second = hand_cards(t, "legal")[:2]
+    page.evaluate(
+        """([a, b]) => {
+          for (const c of [a, b]) document.querySelector(`#hand .card[data-card='${c}']`).click();
+        }""",
+        [first, second],
+    )
+    page.wait_for_function(
+        "() => document.querySelector('.prompt-text').textContent.includes('2 sur')",
+        timeout=STEP_MS,
+    )
+    # The views come in order: the one that says so is the last of these two choices.
+    counts = page.evaluate("() => window.chosenCounts")
+    assert counts == sorted(counts) and counts[-1] == 2, f"a card chosen went back: {counts}"
+    assert first not in hand_cards(t) and second not in hand_cards(t)
+    pending = t.game.policy.pending
+    assert pending is not None and pending.ecart == [first, second]
+
+    # An undo waits for the program, and the views that follow it are drawn again.
+    page.evaluate("() => { window.lag = 0; }")
+    page.click("#ecart-undo")
+    page.wait_for_function(
+        "(c) => document.querySelector(`#hand .card[data-card='${c}']`)", arg=second
+    )
+    assert page.locator(".ecart-chosen .card").count() == 1
+    assert t.game.policy.pending is not None and t.game.policy.pending.ecart == [first]
+
+
 def play_reason(card: int, view: dict[str, Any]) -> str:
     """What the page must say of ``card`` in the trick of ``view`` (French)."""
     trick = [p["card"] for p in view["trick"]]

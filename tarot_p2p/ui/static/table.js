@@ -12,6 +12,7 @@
   let quitting = false;
   let showLast = false;
   let sentSerial = -1;
+  let ecartSent = { serial: -1, n: 0 }; // the écart's choices and undos sent (see behind)
   let resultSeen = 0;
   let noticeTimer = null;
   let shownTrick = [];
@@ -82,7 +83,20 @@
   }
 
   function send(message) {
-    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    ws.send(JSON.stringify(message));
+    if (message.t === "card" || message.t === "undo") {
+      if (ecartSent.serial !== message.serial) ecartSent = { serial: message.serial, n: 0 };
+      ecartSent.n += 1;
+    }
+  }
+
+  // A view of the écart being made that has not yet taken in every choice this page sent
+  // is older than what the page shows: drawn, it would put a card just chosen back into
+  // the hand, where the player's next click lands on it. The view that holds them follows.
+  function behind(next) {
+    const d = next && next.decision;
+    return Boolean(d && d.kind === "ecart" && d.serial === ecartSent.serial && d.clicks < ecartSent.n);
   }
 
   function connect() {
@@ -90,6 +104,7 @@
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     const socket = new WebSocket(url);
     ws = socket;
+    ecartSent = { serial: -1, n: 0 }; // what the program has taken in is all there is now
     socket.onmessage = (event) => {
       const message = JSON.parse(event.data);
       if (message.type === "proof") {
@@ -103,6 +118,7 @@
         followBrowser();
       } else if (message.type === "view" && hello) {
         const next = message.view;
+        if (behind(next)) return;
         if (next && next.lang !== hello.lang) {
           view = next;
           socket.close();

@@ -531,7 +531,9 @@ def build_view(peer: Peer, story: Story, pending: Pending | None) -> dict[str, A
     view["ecart_mine"] = (
         sorted_cards(obs.ecart) if obs.taker == me and obs.chien is not None and made else []
     )
-    view["poignees"] = [{"seat": s, "cards": sorted_cards(c)} for s, c in obs.poignees]
+    view["poignees"] = [
+        {"seat": s, "cards": sorted_cards(c), "text": poignee_text(w, c)} for s, c in obs.poignees
+    ]
     view["trick"] = _seat_cards(obs)
     view["tricks"] = [
         {
@@ -575,6 +577,13 @@ def _contract_view(w: Words, peer: Peer, obs: Observation) -> dict[str, Any] | N
             partner_text(w, peer, obs) if obs.partner_known else w("partner_unknown")
         )
     return out
+
+
+def poignee_text(w: Words, cards: CardSet) -> str:
+    """A poignée as the phone shows it under a seat: its trumps' numbers on a line ("1 4 5
+    … 21 Excuse"), where fifteen small cards wrapped in a narrow seat made it taller than
+    the trick, and pushed the trick under the screen's top edge."""
+    return " ".join(w("excuse") if c == EXCUSE else str(RANK_OF[c]) for c in sorted_cards(cards))
 
 
 def _decision_view(w: Words, peer: Peer, seat: int, pending: Pending) -> dict[str, Any]:

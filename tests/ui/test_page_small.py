@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
+from tarot_p2p.rules.cards import DECK_SIZE, TRUMP_MASK, cards_of, mask_of
 from tarot_p2p.ui import policy
 from tarot_p2p.ui.i18n import Words
-from tarot_p2p.ui.view import build_view
+from tarot_p2p.ui.view import build_view, poignee_text
 
 from .conftest import FAILED, Game, Table, enter
 from .page_geometry import TARGET, document_width, reached, shown, viewport
@@ -325,3 +326,63 @@ def test_a_poignee_and_a_called_king_on_the_smallest_phone(
         }"""
     )
     assert lines <= 4, f"the contract is a column of {lines:.1f} lines"
+
+
+def test_the_first_trick_shows_whole_beside_poignees_at_every_size(
+    pages: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The most crowded first trick at five: four cards in it, the longest contract (a
+    king called, the taker alone), and thirteen trumps shown by the player and by a seat
+    beside the trick, while the player still holds fifteen cards. The poignée's small
+    cards wrapped in the narrow seats: the player's own seat grew taller than the trick
+    and the room, kept scrolled to the hand, hid the trick's upper cards under its top
+    edge. The deal cannot be made to hold all of it: the views sent at the first card
+    are given it (the page draws any alike)."""
+    words = Words("fr")
+    trumps = list(cards_of(TRUMP_MASK))[:13]
+
+    def crowded(peer: Any, story: Any, pending: Any) -> dict[str, Any]:
+        view = build_view(peer, story, pending)
+        if pending is None or pending.kind != "play" or len(view["hand"]) != 15:
+            return view
+        me = view["me"]
+        others = [(me + k) % 5 for k in range(1, 5)]
+        free = [c for c in range(DECK_SIZE) if c not in view["hand"] and c not in trumps]
+        view["trick"] = [{"seat": s, "card": c} for s, c in zip(others, free, strict=False)]
+        shown = {"cards": trumps, "text": poignee_text(words, mask_of(trumps))}
+        view["poignees"] = [{"seat": others[0], **shown}]
+        if not view["decision"]["options"]:  # asked to show his own: not shown yet
+            view["poignees"].append({"seat": me, **shown})
+        view["contract"]["called_text"] = words("called", card="Roi de carreau")
+        view["contract"]["partner_text"] = words("alone_you")
+        return view
+
+    monkeypatch.setattr(policy, "build_view", crowded)
+    game = Game(5, lambda i, _: PassingBot(f"crowded/{i}"))
+    try:
+        opened, _ = pages(game.url, game)
+        phone = opened["360x640"]
+        serial = next_decision(phone, "")
+        if "Garde" not in phone.locator("#prompt").inner_text():
+            pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+        tap_option(phone, ("Garde",))
+        serial = next_decision(phone, serial)
+        if serial == "over":
+            pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
+        tap_option(phone)  # the king to call
+        serial = next_decision(phone, serial)
+        while phone.locator(".ecart-chosen .slot").count():
+            card = tap_card(phone)
+            phone.wait_for_selector(f".ecart-chosen .card[data-card='{card}']")
+        phone.wait_for_selector("#ecart-done:not([disabled])", timeout=STEP_MS)
+        phone.locator("#ecart-done").tap()
+        serial = next_decision(phone, serial)
+        while not phone.locator("#hand .card.legal").count():  # a slam to declare
+            tap_option(phone, ("Non, jouer",))
+            serial = next_decision(phone, serial)
+        for page in opened.values():
+            page.wait_for_selector("#centre .played", timeout=STEP_MS)
+        asked(opened, serial, "the first trick, crowded")
+        assert phone.locator(".seat.me .poignee-text, .seat .poignee-text").count() >= 1
+    finally:
+        game.stop()

@@ -362,7 +362,8 @@
       if (shown) {
         const strip = el("div", "poignee");
         for (const c of shown.cards) strip.append(cardEl(c, "mini"));
-        box.append(strip);
+        box.append(strip, el("div", "poignee-text", shown.text)); // the one a phone shows
+        box.classList.add("shows");
       }
       seats.append(box);
     });

@@ -228,13 +228,6 @@ class Violation(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Opened:
-    """Slots that became open to everyone, with their cards."""
-
-    cards: tuple[tuple[int, int], ...]
-
-
-@dataclass(frozen=True, slots=True)
 class EngineAction:
     """An action the rules engine accepted, in its public form."""
 
@@ -280,7 +273,7 @@ class HandEnded:
     """The phase ``absent`` was silent in (what it was awaited for when claimed absent)."""
 
 
-Event = Opened | EngineAction | HandOpened | ChienShown | SeatsDrawn | HandEnded
+Event = EngineAction | HandOpened | ChienShown | SeatsDrawn | HandEnded
 
 
 def draw_cards(members: int) -> tuple[int, ...]:
@@ -622,7 +615,6 @@ class HandMachine:
                 self._leave_round(events)
         else:
             self._release(absent, list(self._round))
-        self._stand_in(events)
         return events
 
     def _release(self, absent: int, round_: list[int]) -> None:
@@ -666,7 +658,7 @@ class HandMachine:
             return
         for slot, held in enumerate(self.shares):
             if absent not in held:
-                self._store(absent, [(slot, decryption_share(key, self.deck[slot]))], events)
+                self._store(absent, [(slot, decryption_share(key, self.deck[slot]))])
         engine = self.engine
         if engine is None:
             return
@@ -810,22 +802,17 @@ class HandMachine:
             raise Violation(f"{phase}: {exc}") from None
         return list(zip(slots, points, strict=True))
 
-    def _store(self, seat: int, shares: list[tuple[int, Point]], events: list[Event]) -> None:
-        opened: list[tuple[int, int]] = []
+    def _store(self, seat: int, shares: list[tuple[int, Point]]) -> None:
         for slot, point in shares:
             held = self.shares[slot]
             held[seat] = point
             if len(held) == self.seats and slot not in self.cards:
-                card = recover_card(self.deck[slot], list(held.values()))
-                self.cards[slot] = card
-                opened.append((slot, card))
-        if opened:
-            events.append(Opened(tuple(opened)))
+                self.cards[slot] = recover_card(self.deck[slot], list(held.values()))
 
     def _on_shares(self, seat: int, msg: m.Shares, events: list[Event]) -> None:
         slots = self.share_slots(seat)
         shares = self._take_shares(seat, self.phase.value, slots, msg.d, msg.proof)
-        self._store(seat, shares, events)
+        self._store(seat, shares)
 
     def _apply_discards(self, events: list[Event]) -> bool:
         """The shown écart cards are open now: the engine takes the écart, one discard per
@@ -891,7 +878,7 @@ class HandMachine:
             self.engine.reveal_hand(seat, mask_of(hand.values()))
         except (IllegalAction, IncompleteInformation) as exc:
             raise Violation(f"petit sec: {exc}") from None
-        self._store(seat, shares, events)
+        self._store(seat, shares)
         self._engine_apply(seat, a.PETIT_SEC, events)
         self._after_engine(events)
 
@@ -911,7 +898,7 @@ class HandMachine:
         shares = self._take_shares(seat, "play", [msg.slot], msg.d, msg.proof)
         card = self._preview(seat, shares)[msg.slot]
         self._engine_apply(seat, a.PLAY[card], events)
-        self._store(seat, shares, events)
+        self._store(seat, shares)
         self.holding[seat].remove(msg.slot)
         self._after_engine(events)
 
@@ -922,7 +909,7 @@ class HandMachine:
         shares = self._take_shares(seat, "poignee", slots, msg.d, msg.proof)
         shown = mask_of(self._preview(seat, shares).values())
         self._engine_apply(seat, a.Poignee(shown), events)
-        self._store(seat, shares, events)
+        self._store(seat, shares)
 
     def _on_ecart(self, seat: int, msg: m.Ecart, events: list[Event]) -> None:
         k = len(self.taker_input)
@@ -945,7 +932,7 @@ class HandMachine:
         except Violation:
             del self.deck[base:], self.shares[base:]
             raise
-        self._store(seat, shares, events)
+        self._store(seat, shares)
         self.discard_slots = tuple(base + j for j in msg.discard)
         self.shown_slots = shown
         self.holding[seat] = [base + j for j in range(k) if j not in msg.discard]
@@ -966,7 +953,6 @@ class HandMachine:
         self.draws = [(member, self.cards[member]) for member in range(self.seats)]
         final = dict(self.draws)
         self.seating = tuple(sorted(final, key=final.__getitem__))
-        self.scores = (0,) * self.seats
         events.append(SeatsDrawn(self.seating, tuple(self.draws)))
         return Phase.DONE
 

@@ -13,6 +13,10 @@ results, so running again only tests what changed.
     python tools/mutation.py report [MODULE ...]   the score of each module
     python tools/mutation.py survivors [MODULE ...]  every surviving mutant, as a diff
 
+``--only PATTERN`` (run, retest; repeatable) tests only the mutants whose names match
+(mutmut's names, ``fnmatch`` patterns: ``'*ǁ_leave_round__mutmut_*'``): the functions a
+stopped run had not reached, or the ones just given new tests.
+
 MODULE is a path as in the table (``tarot_p2p/protocol/sync.py``) or a part of one
 (``sync``). Runs are at low priority and in one process (the machine is shared).
 """
@@ -29,6 +33,7 @@ import sys
 import time
 import tomllib
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,6 +134,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=["run", "retest", "report", "survivors"])
     parser.add_argument("modules", nargs="*", help="modules (or parts of their paths)")
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="PATTERN", help="mutant names to test"
+    )
     options = parser.parse_args()
     pyproject, shared, modules = settings()
     names = chosen(modules, options.modules)
@@ -140,8 +148,12 @@ def main() -> None:
                 result = score(module)
                 statuses = result.statuses if result else {}
                 again = [n for n, s in statuses.items() if s not in KILLED]
+                if options.only:
+                    again = [n for n in again if any(fnmatch(n, p) for p in options.only)]
                 if not again:
                     continue
+            else:
+                again = list(options.only)
             where = prepare(module, pyproject, shared, modules[module])
             start = time.monotonic()
             mutmut(where, "run", "--max-children", "1", *again)

@@ -103,3 +103,41 @@ def test_an_abandon_without_every_claim_is_its_senders_violation(fault: str) -> 
     with pytest.raises(SeatViolation) as info:
         observer.receive(wire)
     assert info.value.seat == blamed
+
+
+def test_only_the_lowest_present_seat_with_every_claim_makes_the_abandon() -> None:
+    """``forfeit_claim`` and ``abandon`` as a seat's program calls them. Nobody claims or
+    abandons in hand 0 or once the game is over; the silent seat never claims itself
+    absent; another present seat makes no abandon, even holding every claim; and the
+    lowest present seat makes it from the others' claims and its own, kept when it made
+    it (the hub does not send a seat its own claim back)."""
+    table, absent = at_first_bid(b"abandon calls")
+    before = make_table(one_deal(4), seed=b"abandon calls")
+    assert all(p.forfeit_claim() is None and p.abandon() is None for p in before.peers)
+    silent = table.peer_at(absent)
+    assert silent.forfeit_claim() is None
+    present = [p for p in table.peers if p is not silent]
+    speaker = next(p for p in present if p.seat == table.observer.hand.present_speaker())
+    claims = {p.seat: p.forfeit_claim() for p in present}
+    other = next(p for p in present if p is not speaker)
+    for seat, claim in claims.items():
+        assert claim is not None
+        if seat != other.seat:
+            other.read_forfeit_claim(claim)
+    assert other.abandon() is None, "every claim, but not the seat that sends the abandon"
+    assert speaker.abandon() is None, "its own claim only"
+    for seat, claim in claims.items():
+        if seat != speaker.seat:
+            assert claim is not None
+            speaker.read_forfeit_claim(claim)
+    wire = speaker.abandon()
+    assert wire is not None
+    for peer in (*present, table.observer):
+        if peer is not speaker:
+            assert peer.receive(wire) is not None  # taken, nobody blamed
+    assert table.observer.hand.abandoned == absent
+    table.peers = present
+    while step(table, Bot()):
+        pass
+    assert table.observer.hand.phase is Phase.DONE
+    assert all(p.forfeit_claim() is None and p.abandon() is None for p in present)

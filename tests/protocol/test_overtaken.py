@@ -30,9 +30,12 @@ def silent_sent(seed: bytes) -> tuple[Table, Peer, int]:
     return table, silent, absent
 
 
-def abandon_of(table: Table, absent: int, claims: list[bytes] | None = None) -> bytes:
+def abandon_of(
+    table: Table, absent: int, claims: list[bytes] | None = None, sender: int | None = None
+) -> bytes:
     """The present seats' abandon of ``absent`` at the observer's slot (claims made by
-    each present seat unless ``claims`` is given)."""
+    each present seat unless ``claims`` is given), signed by the lowest present seat
+    unless ``sender`` is given."""
     observer = table.observer
     seating = observer.seating
     assert seating is not None
@@ -44,9 +47,10 @@ def abandon_of(table: Table, absent: int, claims: list[bytes] | None = None) -> 
             for s in present
         ]
     body = m.dump_body(m.Abandon(absent, tuple(claims)))
+    by = present[0] if sender is None else sender
     return seal(
-        table.key_of(1, present[0]), table_id=observer.table_id, hand=1, seq=slot.seq,
-        seat=present[0], prev=slot.prev, kind="abandon", body=body,
+        table.key_of(1, by), table_id=observer.table_id, hand=1, seq=slot.seq,
+        seat=by, prev=slot.prev, kind="abandon", body=body,
     ).wire  # fmt: skip
 
 
@@ -72,6 +76,35 @@ def test_an_abandon_with_junk_claims_rewrites_nothing() -> None:
     assert not isinstance(info.value, Superseded)
     assert info.value.seat == min(s for s in range(table.config.seats) if s != absent)
     assert info.value.evidence == (wire,)
+    assert len(silent.transcript) == held
+
+
+def test_an_abandon_of_us_from_another_than_the_lowest_present_seat_rewrites_nothing() -> None:
+    """Every claim, the right slot and history, but signed by a present seat that is not
+    the one that sends an abandon: its sender's fork, and our message stays."""
+    table, silent, absent = silent_sent(b"overtaken sender")
+    held = len(silent.transcript)
+    second = [s for s in range(table.config.seats) if s != absent][1]
+    wire = abandon_of(table, absent, sender=second)
+    with pytest.raises(SeatViolation) as info:
+        silent.receive(wire)
+    assert not isinstance(info.value, Superseded)
+    assert info.value.seat == second and info.value.evidence[-1] == wire
+    assert len(silent.transcript) == held
+
+
+def test_a_bad_abandon_of_us_at_our_next_slot_is_its_senders_violation() -> None:
+    """The silent seat had not spoken yet: a forged abandon of it, for the slot it was to
+    fill, is the next message and refused as such; nothing of ours is looked for at that
+    slot (the search for it must not fail)."""
+    table, absent = at_first_bid(b"overtaken next")
+    silent = table.peer_at(absent)
+    held = len(silent.transcript)
+    wire = abandon_of(table, absent, [bytes(64)] * (table.config.seats - 1))
+    with pytest.raises(SeatViolation) as info:
+        silent.receive(wire)
+    assert not isinstance(info.value, Superseded)
+    assert info.value.seat == min(s for s in range(table.config.seats) if s != absent)
     assert len(silent.transcript) == held
 
 

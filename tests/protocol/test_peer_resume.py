@@ -205,6 +205,7 @@ def test_a_blob_covers_another_that_lacks_only_messages_it_keeps() -> None:
     assert isinstance(fields, dict) and fields["w"] == []
     older = encode({**fields, "w": [b"\x01" * 40]})  # a message taken in since
     assert secrets_cover(older, current) and secrets_cover(current, current)
+    assert secrets_cover(older, older), "the same messages made ahead, kept in both"
     assert not secrets_cover(current, older), "a message made ahead would be lost"
     assert not secrets_cover(encode({**fields, "x": b"\x02" * 32}), current)
     assert not secrets_cover(encode({**fields, "h": 2}), current)

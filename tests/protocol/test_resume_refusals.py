@@ -12,12 +12,14 @@ import pytest
 
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.protocol.codec import decode, encode
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.peer import SECRETS_VERSION, Peer
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import file_header, file_record
 from tarot_p2p.rules.config import GameEnd, TableConfig
 from tarot_p2p.rules.scoring import Contract
 from tests.protocol.harness import Bot, Table, deliver, make_table, one_deal, step
+from tests.protocol.test_abandon import seq_of
 
 BOT = Bot(contract=Contract.GARDE, seed=5)
 
@@ -163,7 +165,7 @@ def test_damaged_secrets_of_the_hand_are_refused_in_words(
     would sign shares no one can check, or could not open what is sealed to it."""
     table = at_keys(b"resume refusals")
     secrets = with_field(table.peers[2].export_secrets(), key, value)
-    with pytest.raises(ValueError, match=f"^{words}$"):
+    with pytest.raises(ValueError, match=rf"^{words}$"):
         resume(table, 2, secrets)
 
 
@@ -185,3 +187,52 @@ def test_a_taker_whose_saved_ecart_permutation_is_not_one_is_refused_in_words() 
             ValueError, match=r"^the saved écart permutation does not fit this écart$"
         ):
             resume(table, member, encode({**fields, "p": perm}))
+
+
+def test_a_resumed_seat_keeps_only_its_own_messages_still_to_come() -> None:
+    """Saved messages made ahead (``w``) are taken back only when they are the seat's own
+    and their slots are still to come, this hand or the next: the message for the very
+    next slot above all (made on the round's base, saved, sent; the program stopped
+    before its slot came), which made anew would be a second version of a signed slot.
+    A message of another seat, one whose slot the file already holds, and one two hands
+    ahead are dropped."""
+    table = make_table(one_deal(3), seed=b"resume next slot")
+    while not (table.observer.hand.hand == 1 and table.observer.hand.phase is Phase.KEYS):
+        step(table, BOT)
+    made: dict[int, SignedEnvelope] = {}
+    saved: dict[int, bytes] = {}
+    for member, peer in enumerate(table.peers):
+        wire = peer.next_message()
+        assert wire is not None and peer.seat is not None  # every seat's key, on the base
+        made[member] = open_envelope(
+            wire, table_id=peer.table_id, roster={peer.seat: table.keys[member].public_key()}
+        )
+        saved[member] = peer.export_secrets()
+    by_seq = sorted(made, key=lambda member: made[member].seq)
+    first, nxt, last = by_seq
+    table.observer.receive(made[first].wire)
+    data = file_of(table.observer)  # the file of a seat that stopped here
+    own = made[nxt]
+    assert own.seq == seq_of(table.observer)  # its slot is the next one
+    fields = decode(saved[nxt])
+    assert isinstance(fields, dict) and fields["w"] == [own.wire]
+    earlier = next(e for e in table.observer.transcript if e.seat == own.seat)
+    two_ahead = seal(
+        table.keys[nxt], table_id=own.table_id, hand=own.hand + 2, seq=0, seat=own.seat,
+        prev=own.prev, kind=own.kind, body=own.body,
+    ).wire  # fmt: skip
+    blob = encode({**fields, "w": [own.wire, made[last].wire, earlier.wire, two_ahead]})
+    back = resume(table, nxt, blob, data)
+    # Its own message came back as it was, and its slot had come: taken in at once.
+    assert [e.wire for e in back.transcript] == [
+        *(e.wire for e in table.observer.transcript),
+        own.wire,
+    ]
+    assert back.pending == (), "another seat's, an earlier and a too early message are kept"
+
+
+def test_a_saved_message_made_ahead_that_does_not_verify_is_refused_in_words() -> None:
+    table = at_keys(b"resume bad pending")
+    blob = with_field(table.peers[1].export_secrets(), "w", [b"\x01" * 40])
+    with pytest.raises(ValueError, match=r"^a saved message made ahead does not verify$"):
+        resume(table, 1, blob)

@@ -245,8 +245,12 @@ def test_a_badly_sealed_piece_makes_its_holder_complain_and_blames_the_owner() -
     with pytest.raises(CheatExposed) as own:
         holder.next_message()
     assert own.value.seat == 2 and own.value.outgoing is not None
+    # The evidence: the owner's escrow of this hand (not the last escrow of the round,
+    # seat 3's, nor its own last message), then the complaint that opens its piece.
+    assert own.value.evidence == (wire, own.value.outgoing)
     refused = deliver(table, holder, own.value.outgoing)
     assert len(refused) == 4 and all(isinstance(r, CheatExposed) and r.seat == 2 for r in refused)
+    assert all(r.evidence == (wire, own.value.outgoing) for r in refused)
 
 
 def test_a_false_complaint_is_the_complainers_violation() -> None:

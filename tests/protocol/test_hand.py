@@ -270,6 +270,10 @@ def test_petit_sec_opens_that_hand_only_and_voids_the_deal() -> None:
     opened = {s for s in hand.cards if s < 78}
     assert opened == set(hand.dealt_slots(holder))
     assert mask_of(hand.cards[s] for s in opened) == mask_of([PETIT, *suits[:17]])
+    # Every seat signs the void deal's score line: nothing to anyone.
+    scores = [e for e in table.observer.transcript if e.hand == 1 and e.kind == "score"]
+    assert len(scores) == 4
+    assert all(m.load_body("score", e.body) == m.Score((0, 0, 0, 0)) for e in scores)
 
 
 def hidden_trump_game(monkeypatch: pytest.MonkeyPatch) -> tuple[Table, int]:

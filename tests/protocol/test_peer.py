@@ -243,10 +243,14 @@ def test_tampered_transcript_fails_at_the_forged_record(game: Table) -> None:
     index = find(game, "score", nth=1)
     wires = list(game.wires)
     wires[index] = forge(game, index, lambda b: b.update(scores=[0] * 4))
-    replay = replay_file(transcript_file(game, wires))
+    replay = replay_file(transcript_file(game, wires) + b"\x00")
     assert replay.accepted == index
     assert isinstance(replay.error, SeatViolation)
     assert replay.error.seat == envelopes(game)[index].seat
+    # What the audit then shows: the table as it stood before the forged record, and the
+    # file's torn tail (a byte after the last record) still counted.
+    assert replay.observer.transcript.head == game.observer.transcript.digest_after(index)
+    assert replay.torn_tail == 1
 
 
 def test_aborted_transcript_names_who_was_to_speak(game: Table) -> None:

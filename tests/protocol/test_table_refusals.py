@@ -24,6 +24,8 @@ from tarot_p2p.crypto.group import (
     scalar_to_bytes,
     sum_points,
 )
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.crypto.shuffle import shuffle_and_prove
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.peer import CheatExposed
 from tarot_p2p.protocol.table import HandMachine, Phase, TableMachine, Violation
@@ -232,6 +234,28 @@ def test_a_seat_silent_in_the_shuffles_has_its_key_released_and_the_others_go_on
     assert machine.phase is Phase.SHUFFLE and machine.expected_sender() == 1
 
 
+def test_in_the_release_only_a_seat_yet_to_shuffle_may_complain() -> None:
+    """Sending its shuffle, a seat accepts the escrow pieces sealed to it (``crypto.md``
+    §10.5): once seat 0 shuffled and seat 1 fell silent, seat 0 may no longer complain
+    at its RELEASE turn; seat 2, yet to shuffle, still may."""
+    machine = at_the_shuffles()
+    assert machine.joint_key is not None
+    ctx = machine.context("shuffle", 0)
+    out, proof = shuffle_and_prove(
+        machine.joint_key, machine.shuffle_input(), ctx, DeterministicRandom(b"shuffle 0")
+    )
+    machine.apply(0, m.Shuffle(b"".join(c.to_bytes() for c in out), proof.to_bytes()))
+    assert machine.expected_sender() == 1 and machine.may_complain(1)
+    machine.apply(0, m.Abandon(1, CLAIMS))
+    assert machine.phase is Phase.RELEASE and machine.expected_sender() == 0
+    assert not machine.may_complain(0) and machine.expected_types() == ("release",)
+    with pytest.raises(Violation, match=r"^'complaint' is not expected in phase release$"):
+        machine.apply(0, m.Complaint(1, e_of(0)))
+    machine.apply(0, m.Release(piece(0, 1, machine)))
+    assert machine.expected_sender() == 2 and machine.may_complain(2)
+    assert machine.expected_types() == ("release", "complaint")
+
+
 def test_no_abandon_is_taken_in_the_score_round() -> None:
     """An abandon is taken in any phase of a hand but SCORE (and RELEASE, which follows
     one): ``table.md`` §3.1. Reached by a void deal of a three-seat table, every seat
@@ -403,3 +427,16 @@ def test_each_phase_refuses_a_bad_message_in_words() -> None:
     assert sheet is not None and audit is not None and audit.outcome is not None
     (line,) = sheet.lines
     assert line.note == hand_note(table.config, audit.outcome, table.observer.table.names)
+
+
+def test_a_table_of_two_or_of_too_few_keys_or_names_is_refused_in_words() -> None:
+    roster, names = [bytes([i]) * 32 for i in range(4)], ["Ana", "Bo", "Cy", "Di"]
+    with pytest.raises(ValueError, match=r"^the network protocol plays three, four or five seats$"):
+        TableMachine(TableConfig(players=2), b"t" * 32, roster[:2], names[:2])
+    words = r"^a 4-seat table needs 4 keys and names$"
+    with pytest.raises(ValueError, match=words):
+        TableMachine(TableConfig(players=4), b"t" * 32, roster[:3], names)
+    with pytest.raises(ValueError, match=words):
+        TableMachine(TableConfig(players=4), b"t" * 32, roster, names[:3])
+    table = TableMachine(TableConfig(players=4), b"t" * 32, roster, names)
+    assert table.hand.hand == 0 and table.hand.dealer == 0 and table.expected_sender() == 0

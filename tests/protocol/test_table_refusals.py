@@ -440,3 +440,19 @@ def test_a_table_of_two_or_of_too_few_keys_or_names_is_refused_in_words() -> Non
         TableMachine(TableConfig(players=4), b"t" * 32, roster, names[:3])
     table = TableMachine(TableConfig(players=4), b"t" * 32, roster, names)
     assert table.hand.hand == 0 and table.hand.dealer == 0 and table.expected_sender() == 0
+
+
+def test_no_complaint_in_the_seat_draw_and_nothing_expected_after_the_game() -> None:
+    """Hand 0 has no escrows, so nothing to complain of in its shuffles; once the game is
+    over, no type of message is expected."""
+    table = make_table(one_deal(3), seed=b"no complaint")
+    hand = table.observer.hand
+    while not (hand.hand == 0 and hand.phase is Phase.SHUFFLE):
+        assert step(table, Bot())
+        hand = table.observer.hand
+    seat = hand.expected_sender()
+    assert seat is not None and not hand.may_complain(seat)
+    assert hand.expected_types() == ("shuffle",)
+    while step(table, Bot()):
+        pass
+    assert table.observer.hand.expected_types() == ()

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tarot_p2p.protocol.envelope import open_envelope, seal
+from tarot_p2p.crypto.escrow import Escrow, SealedPiece, escrow_context, make_escrow
+from tarot_p2p.crypto.group import ORDER
+from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.protocol import messages as m
+from tarot_p2p.protocol.envelope import SignedEnvelope, open_envelope, seal
 from tarot_p2p.protocol.errors import SeatViolation
-from tarot_p2p.protocol.peer import Peer, replay_file
+from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
 from tarot_p2p.protocol.table import Phase
 from tarot_p2p.protocol.transcript import EarlyInRound, file_header, file_record
 from tarot_p2p.rules.config import GameEnd, TableConfig
@@ -172,3 +176,68 @@ def test_a_seat_showing_one_version_ahead_and_another_in_the_hand_is_caught() ->
     with pytest.raises(SeatViolation, match="equivocation") as caught:
         me.receive(second.wire)
     assert caught.value.seat == 2 and caught.value.evidence == (shown.wire, second.wire)
+
+
+def test_a_badly_sealed_piece_of_the_next_hand_holds_back_the_shuffle_made_ahead() -> None:
+    """Sending its shuffle, a seat accepts the escrow pieces sealed to it: made ahead, it
+    would give up its complaint. Seat 1's escrow of hand 2, made ahead, seals seat 0's
+    piece wrong: seat 0 makes no shuffle ahead, and in hand 2 it complains, naming seat 1
+    (``crypto.md`` §10.5)."""
+    table = make_table(deals(2, players=3), seed=b"bad piece ahead")
+    cheater, holder = table.peer_at(1), table.peer_at(0)
+    receivers = [*table.peers, table.observer]
+    inbox: dict[int, list[bytes]] = {id(r): [] for r in receivers}
+    exposed: list[CheatExposed] = []
+    made_ahead: list[str] = []
+    forged: set[bytes] = set()
+    for _ in range(400):
+        outgoing = []
+        for peer in table.peers:
+            for wire in peer.prepare():
+                env = _env(table, wire)
+                if peer is holder:
+                    made_ahead.append(env.kind)
+                if peer is cheater and env.kind == "escrow":
+                    wire = badly_sealed_ahead(table, cheater, env, holder.seat or 0)
+                    forged.add(wire)
+                outgoing.append((peer, wire))
+            if peer.my_turn():
+                try:
+                    wire = peer.next_message()
+                except CheatExposed as exc:
+                    exposed.append(exc)
+                    wire = exc.outgoing
+                outgoing.append((peer, wire if wire is not None else BOT.choose(peer)))
+        for sender, wire in outgoing:
+            for r in receivers:
+                if r is not sender:
+                    inbox[id(r)].append(wire)
+        for r in receivers:
+            # The cheater keeps its own honest version: the others get the forged one.
+            box = inbox[id(r)] = [w for w in inbox[id(r)] if r is not cheater or w not in forged]
+            try:
+                deliver(r, box)  # what it keeps early stays in its box
+            except CheatExposed as exc:
+                exposed.append(exc)
+        if exposed or table.observer.expected_sender() is None:
+            break
+    assert "escrow" in made_ahead and "shuffle" not in made_ahead
+    assert exposed and all(exc.seat == cheater.seat for exc in exposed)
+
+
+def badly_sealed_ahead(table: Table, cheater: Peer, env: SignedEnvelope, holder: int) -> bytes:
+    """``env``, the cheater's escrow of the next hand made ahead, again with the piece of
+    ``holder`` sealed wrong (its commitments still add up)."""
+    prep = cheater._next
+    ahead = cheater._ahead
+    assert prep is not None and ahead is not None and cheater.seat is not None
+    ctx = escrow_context(table.observer.table_id, env.hand, cheater.seat)
+    honest = make_escrow(ahead.x, ctx, prep.machine.escrow_keys, DeterministicRandom(b"bad"))
+    at = [s for s in range(table.config.seats) if s != cheater.seat].index(holder)
+    pieces = list(honest.pieces)
+    pieces[at] = SealedPiece(pieces[at].commitment, (pieces[at].sealed + 1) % ORDER)
+    body = m.dump_body(m.Escrow(Escrow(honest.r, tuple(pieces)).to_bytes()))
+    return seal(
+        table.key_of(env.hand, env.seat), table_id=env.table_id, hand=env.hand, seq=env.seq,
+        seat=env.seat, prev=env.prev, kind="escrow", body=body,
+    ).wire  # fmt: skip

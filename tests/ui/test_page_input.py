@@ -69,16 +69,22 @@ def hand_cards(table: Table, kind: str = "") -> list[int]:
     ]
 
 
+def garde_to_the_ecart(table: Table) -> None:
+    """The player bids a garde and is asked for the écart (skips the rare deal that has
+    none: a petit sec)."""
+    serial = next_decision(table, "")
+    if "Garde" not in table.page.locator("#prompt").inner_text():
+        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
+    click_option(table, ("Garde",))
+    if next_decision(table, serial) == "over":
+        pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
+    table.page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+
+
 def test_the_ecart_takes_only_the_card_clicked_and_says_why(table: Callable[..., Table]) -> None:
     t = table(4, lambda i, _: PassingBot(f"ecart-input/{i}"))
     page = t.page
-    serial = next_decision(t, "")
-    if "Garde" not in page.locator("#prompt").inner_text():
-        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
-    click_option(t, ("Garde",))
-    if next_decision(t, serial) == "over":
-        pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
-    page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+    garde_to_the_ecart(t)
     ecart = last_view(t, lambda v: bool(v["decision"]) and v["decision"]["kind"] == "ecart")
     face = grey_over_playable(page)
     if face is None:
@@ -185,13 +191,7 @@ def test_cards_chosen_for_the_ecart_stay_chosen_while_the_views_lag(
     page.add_init_script(LAGGING_VIEWS)
     page.reload()
     page.wait_for_selector("#status", state="attached")
-    serial = next_decision(t, "")
-    if "Garde" not in page.locator("#prompt").inner_text():
-        pytest.skip("the deal gave the player a petit sec (about 1 deal in 200)")
-    click_option(t, ("Garde",))
-    if next_decision(t, serial) == "over":
-        pytest.skip("a bot speaking after the player held the petit sec: the deal is void")
-    page.wait_for_selector("#ecart-done", timeout=STEP_MS)
+    garde_to_the_ecart(t)
     page.evaluate(CHOSEN_COUNTS)
     page.evaluate("() => { window.lag = 400; }")
     first, second = hand_cards(t, "legal")[:2]

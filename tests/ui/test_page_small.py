@@ -56,6 +56,8 @@ CONTROLS = ", ".join(
     )
 )
 """Everything that takes a click or shows where the next one goes (the écart's slots)."""
+# The longest a name may be (64 characters): it must end in dots, never widen the table.
+LONG_NAME = ("Bartholomew-Alexander " * 3)[:64].strip()
 DIALOG = ".modal:not([hidden]) .modal-buttons > *"
 """A dialog's buttons (the dialog lies over the rest, as it should)."""
 
@@ -279,6 +281,9 @@ def test_a_poignee_and_a_called_king_on_the_smallest_phone(
     column, over the last trick's button. And the contract with a called king and its
     partner (five players) in lines as wide as the table: in the corner beside the
     player's seat its three sentences made a column of words taller than the trick. The
+    other seats have the longest names, which made the middle column the table's width:
+    the seats beside the trick went past the screen's edges, the player's over the button.
+    The
     deal cannot be made to give the player fifteen trumps: the views sent show his first
     fifteen cards as his poignée once a trick is taken, and the longest called king's
     lines with the contract (the page draws any alike)."""
@@ -287,7 +292,12 @@ def test_a_poignee_and_a_called_king_on_the_smallest_phone(
     def with_poignee(peer: Any, story: Any, pending: Any) -> dict[str, Any]:
         view = build_view(peer, story, pending)
         if view.get("tricks") and len(view["hand"]) >= 15:
-            view["poignees"] = [{"seat": view["me"], "cards": view["hand"][:15]}]
+            shown = list(cards_of(TRUMP_MASK))[-16:-1]
+            text = poignee_text(words, mask_of(shown))
+            view["poignees"] = [{"seat": view["me"], "cards": shown, "text": text}]
+        view["names"] = [
+            name if seat == view["me"] else LONG_NAME for seat, name in enumerate(view["names"])
+        ]
         if view.get("contract"):
             view["contract"]["called_text"] = words("called", card="Roi de carreau")
             view["contract"]["partner_text"] = words("alone_you")
@@ -319,6 +329,13 @@ def test_a_poignee_and_a_called_king_on_the_smallest_phone(
             click_option(t, ("Non, jouer",))
     (button,) = reached(page, "#last-button")
     assert not button.over, f"the pointer on the last trick's button reaches {button.over}"
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll('.seat')].filter((seat) => {
+          const box = seat.getBoundingClientRect();
+          return box.left < 0 || box.right > innerWidth;
+        }).map((seat) => seat.className)"""
+    )
+    assert not cut, f"seats past the screen's edges: {cut}"
     lines = page.evaluate(
         """() => {
           const box = document.querySelector('#contract');
@@ -328,16 +345,19 @@ def test_a_poignee_and_a_called_king_on_the_smallest_phone(
     assert lines <= 4, f"the contract is a column of {lines:.1f} lines"
 
 
+@pytest.mark.parametrize("question", [False, True], ids=["shown", "asked"])
 def test_the_first_trick_shows_whole_beside_poignees_at_every_size(
-    pages: Any, monkeypatch: pytest.MonkeyPatch
+    pages: Any, monkeypatch: pytest.MonkeyPatch, question: bool
 ) -> None:
     """The most crowded first trick at five: four cards in it, the longest contract (a
     king called, the taker alone), and thirteen trumps shown by the player and by a seat
     beside the trick, while the player still holds fifteen cards. The poignée's small
     cards wrapped in the narrow seats: the player's own seat grew taller than the trick
     and the room, kept scrolled to the hand, hid the trick's upper cards under its top
-    edge. The deal cannot be made to hold all of it: the views sent at the first card
-    are given it (the page draws any alike)."""
+    edge. Or the player asked whether to show his: the question's words and button, in a
+    row of their own under the contract, hid them too. The deal cannot be made to hold
+    all of it: the views sent at the first card are given it (the page draws any alike;
+    the test never answers the question it adds)."""
     words = Words("fr")
     trumps = list(cards_of(TRUMP_MASK))[:13]
 
@@ -351,7 +371,12 @@ def test_the_first_trick_shows_whole_beside_poignees_at_every_size(
         view["trick"] = [{"seat": s, "card": c} for s, c in zip(others, free, strict=False)]
         shown = {"cards": trumps, "text": poignee_text(words, mask_of(trumps))}
         view["poignees"] = [{"seat": others[0], **shown}]
-        if not view["decision"]["options"]:  # asked to show his own: not shown yet
+        decision = view["decision"]
+        if question and not decision["options"]:
+            label = words("poignee", level=words("poignee_1"), n=8)
+            decision["options"] = [{"id": len(decision["cards"]), "label": label}]
+            decision["prompt"] += " " + words("you_announce")
+        if not decision["options"]:  # asked to show his own: not shown yet
             view["poignees"].append({"seat": me, **shown})
         view["contract"]["called_text"] = words("called", card="Roi de carreau")
         view["contract"]["partner_text"] = words("alone_you")
@@ -382,6 +407,8 @@ def test_the_first_trick_shows_whole_beside_poignees_at_every_size(
             serial = next_decision(phone, serial)
         for page in opened.values():
             page.wait_for_selector("#centre .played", timeout=STEP_MS)
+        if question:
+            phone.wait_for_selector("#prompt button.option", timeout=STEP_MS)
         asked(opened, serial, "the first trick, crowded")
         assert phone.locator(".seat.me .poignee-text, .seat .poignee-text").count() >= 1
     finally:

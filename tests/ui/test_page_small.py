@@ -329,13 +329,6 @@ def test_a_poignee_and_a_called_king_on_the_smallest_phone(
             click_option(t, ("Non, jouer",))
     (button,) = reached(page, "#last-button")
     assert not button.over, f"the pointer on the last trick's button reaches {button.over}"
-    cut = page.evaluate(
-        """() => [...document.querySelectorAll('.seat')].filter((seat) => {
-          const box = seat.getBoundingClientRect();
-          return box.left < 0 || box.right > innerWidth;
-        }).map((seat) => seat.className)"""
-    )
-    assert not cut, f"seats past the screen's edges: {cut}"
     lines = page.evaluate(
         """() => {
           const box = document.querySelector('#contract');
@@ -343,6 +336,16 @@ def test_a_poignee_and_a_called_king_on_the_smallest_phone(
         }"""
     )
     assert lines <= 4, f"the contract is a column of {lines:.1f} lines"
+    for width, height in ((360, 640), (640, 360), (844, 390)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate(SETTLED)
+        cut = page.evaluate(
+            """() => [...document.querySelectorAll('.seat, #contract')].filter((box) => {
+              const r = box.getBoundingClientRect();
+              return r.left < 0 || r.right > innerWidth;
+            }).map((box) => box.className || box.id)"""
+        )
+        assert not cut, f"at {width}x{height}, past the screen's edges: {cut}"
 
 
 @pytest.mark.parametrize("question", [False, True], ids=["shown", "asked"])

@@ -140,7 +140,7 @@ async def join_table(
             try:
                 await link.send(leave_request(identity, name, table_id, secret))
             except (*LINK_ERRORS, OSError) as exc:
-                log.debug("lobby: could not say we leave: %s", exc)
+                log.info("lobby: could not say we leave: %s", exc)
         raise
 
 

@@ -241,3 +241,22 @@ def badly_sealed_ahead(table: Table, cheater: Peer, env: SignedEnvelope, holder:
         table.key_of(env.hand, env.seat), table_id=env.table_id, hand=env.hand, seq=env.seq,
         seat=env.seat, prev=env.prev, kind="escrow", body=body,
     ).wire  # fmt: skip
+
+
+def test_a_seat_whose_files_predate_its_next_key_makes_nothing_more_of_that_hand() -> None:
+    """A restored backup: the seat's secrets were saved before it made its key of hand 2,
+    which the others hold. Taken back from those files, and given that key again by the
+    table, the seat makes no second key (a second version of a signed slot) and no escrow
+    or shuffle with a secret it no longer has: nothing more of hand 2 ahead of time."""
+    table = make_table(deals(2), seed=b"lost ahead")
+    _to_bidding_of_1(table)
+    peer = table.peer_at(1)
+    member = peer.member
+    assert member is not None
+    before = peer.export_secrets()
+    keys = {p.member: p.prepare() for p in table.peers}
+    assert all(len(k) == 1 and _env(table, k[0]).kind == "key" for k in keys.values())
+    back = Peer.resume(_file(peer), before, identity=table.keys[member], rng=table.rngs[member])
+    deliver(back, [w for k in keys.values() for w in k])
+    assert back.prepare() == []
+    assert back.pending == tuple(keys[member])  # its own key, kept for its slot

@@ -30,7 +30,7 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
-from tarot_p2p.protocol.table import HandMachine, Phase
+from tarot_p2p.protocol.table import HandEnded, HandMachine, Phase
 from tarot_p2p.protocol.transcript import file_header
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import KING_MASK, cards_of
@@ -100,6 +100,29 @@ def test_the_stand_in_finishes_the_hand_and_it_is_scored_as_played(when: str) ->
         assert peer.sheet is not None and peer.sheet.lines == sheet.lines
     audit = replayed(table).sheet
     assert audit is not None and audit.lines == sheet.lines
+    # The hand's end, as every program is told it (the page says who was away, and when).
+    silent_in = Phase[when.upper().replace("MID-", "")]
+    for seat in [p.member for p in table.peers] + [-1]:
+        (ended,) = [e for e in table.events[seat] if isinstance(e, HandEnded) and e.hand == 1]
+        assert (ended.void, ended.absent, ended.absent_in) == (None, absent, silent_in), seat
+
+
+def test_a_void_deal_with_a_seat_away_ends_void_and_names_it() -> None:
+    """Everybody passes, one seat by its stand-in: the deal is void, and its end says so
+    and who was away in the bidding (the page shows both)."""
+    table = make_table(one_deal(4), seed=b"silent void")
+    until(table, MOMENTS["bidding"], Bot(contract=0))
+    absent = table.observer.expected_sender()
+    assert absent is not None
+    go_silent(table, absent)
+    while step(table, Bot(contract=0)):
+        pass
+    sheet = table.observer.sheet
+    assert sheet is not None and [line.kind for line in sheet.lines] != [LineKind.HAND]
+    for seat in [p.member for p in table.peers] + [-1]:
+        (ended,) = [e for e in table.events[seat] if isinstance(e, HandEnded) and e.hand == 1]
+        assert ended.void is sheet.lines[0].kind, seat
+        assert (ended.absent, ended.absent_in) == (absent, Phase.BIDDING), seat
 
 
 def taker_plays_as_the_stand_in(peer: Peer) -> bytes:

@@ -142,6 +142,16 @@ def asked(opened: dict[str, Any], serial: str, when: str) -> None:
     check(opened, when)
 
 
+TRICK_COVERED = """() => {
+  // The trick's cards with a corner under the prompt (a question lying over them).
+  const prompt = document.querySelector('#prompt');
+  return [...document.querySelectorAll('#centre .played')].filter((card) => {
+    const r = card.getBoundingClientRect();
+    const corners = [[r.left, r.top], [r.right, r.top], [r.left, r.bottom], [r.right, r.bottom]];
+    return corners.some(([x, y]) => prompt.contains(
+      document.elementFromPoint(x + (x === r.left ? 6 : -6), y + (y === r.top ? 6 : -6))));
+  }).map((card) => card.dataset.card || card.className);
+}"""
 SETTLED = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 """Two frames: what the page scrolled is laid out."""
 
@@ -375,9 +385,14 @@ def test_the_first_trick_shows_whole_beside_poignees_at_every_size(
         shown = {"cards": trumps, "text": poignee_text(words, mask_of(trumps))}
         view["poignees"] = [{"seat": others[0], **shown}]
         decision = view["decision"]
-        if question and not decision["options"]:
-            label = words("poignee", level=words("poignee_1"), n=8)
-            decision["options"] = [{"id": len(decision["cards"]), "label": label}]
+        if question and not decision["options"]:  # the three levels: the tallest question
+            decision["options"] = [
+                {
+                    "id": len(decision["cards"]) + k,
+                    "label": words("poignee", level=words(f"poignee_{k}"), n=n),
+                }
+                for k, n in ((1, 8), (2, 10), (3, 13))
+            ]
             decision["prompt"] += " " + words("you_announce")
         if not decision["options"]:  # asked to show his own: not shown yet
             view["poignees"].append({"seat": me, **shown})
@@ -413,6 +428,12 @@ def test_the_first_trick_shows_whole_beside_poignees_at_every_size(
         if question:
             phone.wait_for_selector("#prompt button.option", timeout=STEP_MS)
         asked(opened, serial, "the first trick, crowded")
+        for size, page in opened.items():  # upright, the question lies over no trick card
+            width, height = map(int, size.split("x"))
+            if width > height:  # sideways it lies over the lower table, the trick's too
+                continue
+            hidden = page.evaluate(TRICK_COVERED)
+            assert hidden == [], f"at {size} the question lies over the trick's {hidden}"
         assert phone.locator(".seat.me .poignee-text, .seat .poignee-text").count() >= 1
     finally:
         game.stop()

@@ -69,6 +69,7 @@ LABELS: Final = (
     "over_closed",
     "ecart_shown",
     "ecart_mine",
+    "why_ecart_full",
     "waiting_table",
     "copy",
     "left_table",

@@ -64,13 +64,18 @@ def click_card(locator: Any) -> None:
 
 
 def make_ecart(table: Table) -> None:
+    """Choose the first cards that may go into the écart until every slot is filled, then
+    confirm once the program has taken them all in. A choice shows among the chosen cards
+    at once, but the confirm button waits for the program's view: a loop on that button
+    chose a seventh card, of which there was none, once the sixth showed."""
     page = table.page
-    while page.locator("#ecart-done").is_disabled():
-        before = page.locator(".ecart-chosen .card").count()
+    need = page.locator(".ecart-chosen > *").count()  # a slot or a card chosen, each
+    while (before := page.locator(".ecart-chosen .card").count()) < need:
         click_card(page.locator("#hand .card.legal").first)
         page.wait_for_function(
             "(n) => document.querySelectorAll('.ecart-chosen .card').length > n", arg=before
         )
+    page.wait_for_selector("#ecart-done:not([disabled])", timeout=STEP_MS)
     page.click("#ecart-done")
 
 

@@ -222,6 +222,54 @@ def test_cards_chosen_for_the_ecart_stay_chosen_while_the_views_lag(
     assert t.game.policy.pending is not None and t.game.policy.pending.ecart == [first]
 
 
+HAND_COUNTS = """() => {
+  window.handCounts = [];
+  const note = () => {
+    const n = document.querySelectorAll('#hand .card').length;
+    if (window.handCounts.at(-1) !== n) window.handCounts.push(n);
+  };
+  note();
+  new MutationObserver(note).observe(document.querySelector('#hand'),
+                                     { childList: true, subtree: true });
+}"""
+
+
+def test_a_card_clicked_with_the_ecart_full_stays_in_the_hand(
+    table: Callable[..., Table],
+) -> None:
+    """The sixth card chosen fills the écart at once on the page, before the program's
+    view says so: a seventh click, at once, must leave its card in the hand and say why.
+    It took the card out of the hand with nowhere to show it, until the program's refusal
+    put it back."""
+    t = table(4, lambda i, _: PassingBot(f"ecart-full/{i}"))
+    page = t.page
+    page.add_init_script(LAGGING_VIEWS)
+    page.reload()
+    page.wait_for_selector("#status", state="attached")
+    garde_to_the_ecart(t)
+    need = page.locator(".ecart-chosen > *").count()
+    legal = hand_cards(t, "legal")
+    if len(legal) <= need:
+        pytest.skip("the deal leaves no card beyond the écart that may go into it")
+    held = len(hand_cards(t))
+    page.evaluate(HAND_COUNTS)
+    page.evaluate("() => { window.lag = 400; }")
+    clicked = legal[: need + 1]
+    page.evaluate(
+        """(cards) => {
+          for (const c of cards) document.querySelector(`#hand .card[data-card='${c}']`).click();
+        }""",
+        clicked,
+    )
+    page.wait_for_selector("#ecart-done:not([disabled])", timeout=STEP_MS)
+    counts = page.evaluate("() => window.handCounts")
+    assert min(counts) == held - need, f"the hand's cards went {counts}"
+    assert page.locator("#why").inner_text(timeout=1000).startswith("Votre écart est complet")
+    assert clicked[-1] in hand_cards(t)
+    pending = t.game.policy.pending
+    assert pending is not None and pending.ecart == clicked[:-1]
+
+
 def play_reason(card: int, view: dict[str, Any]) -> str:
     """What the page must say of ``card`` in the trick of ``view`` (French)."""
     trick = [p["card"] for p in view["trick"]]

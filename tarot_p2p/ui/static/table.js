@@ -568,9 +568,15 @@
     }
     hideWhy();
     if (decision.kind === "ecart") {
-      // Shown among the chosen cards at once; the next view confirms it.
+      // Shown among the chosen cards at once; the next view confirms it. With every slot
+      // filled (the view saying so may still be on its way) nothing more goes aside: the
+      // card stayed out of the hand until the program's refusal put it back.
       const slot = document.querySelector("#prompt .ecart-chosen .slot");
-      if (slot) slot.replaceWith(cardEl(c, "small"));
+      if (!slot) {
+        explain(card, hello.labels.why_ecart_full, decision.serial);
+        return;
+      }
+      slot.replaceWith(cardEl(c, "small"));
       const hadFocus = card === document.activeElement;
       handCards.splice(handCards.indexOf(card), 1);
       card.remove();

@@ -168,13 +168,15 @@ LAGGING_VIEWS = """(() => {
     },
   });
 })();"""
-CHOSEN_COUNTS = """() => {
-  window.chosenCounts = [];
+COUNTS = """([what, within]) => {
+  // Every count of the elements ``what`` as the page changes them inside ``within``.
+  const seen = (window.counts = window.counts || {})[what] = [];
   const note = () => {
-    const n = document.querySelectorAll('.ecart-chosen .card').length;
-    if (window.chosenCounts.at(-1) !== n) window.chosenCounts.push(n);
+    const n = document.querySelectorAll(what).length;
+    if (seen.at(-1) !== n) seen.push(n);
   };
-  new MutationObserver(note).observe(document.querySelector('#prompt'),
+  note();
+  new MutationObserver(note).observe(document.querySelector(within),
                                      { childList: true, subtree: true });
 }"""
 
@@ -192,7 +194,7 @@ def test_cards_chosen_for_the_ecart_stay_chosen_while_the_views_lag(
     page.reload()
     page.wait_for_selector("#status", state="attached")
     garde_to_the_ecart(t)
-    page.evaluate(CHOSEN_COUNTS)
+    page.evaluate(COUNTS, [".ecart-chosen .card", "#prompt"])
     page.evaluate("() => { window.lag = 400; }")
     first, second = hand_cards(t, "legal")[:2]
     page.evaluate(
@@ -206,7 +208,7 @@ def test_cards_chosen_for_the_ecart_stay_chosen_while_the_views_lag(
         timeout=STEP_MS,
     )
     # The views come in order: the one that says so is the last of these two choices.
-    counts = page.evaluate("() => window.chosenCounts")
+    counts = page.evaluate("() => window.counts['.ecart-chosen .card']")
     assert counts == sorted(counts) and counts[-1] == 2, f"a card chosen went back: {counts}"
     assert first not in hand_cards(t) and second not in hand_cards(t)
     pending = t.game.policy.pending
@@ -220,18 +222,6 @@ def test_cards_chosen_for_the_ecart_stay_chosen_while_the_views_lag(
     )
     assert page.locator(".ecart-chosen .card").count() == 1
     assert t.game.policy.pending is not None and t.game.policy.pending.ecart == [first]
-
-
-HAND_COUNTS = """() => {
-  window.handCounts = [];
-  const note = () => {
-    const n = document.querySelectorAll('#hand .card').length;
-    if (window.handCounts.at(-1) !== n) window.handCounts.push(n);
-  };
-  note();
-  new MutationObserver(note).observe(document.querySelector('#hand'),
-                                     { childList: true, subtree: true });
-}"""
 
 
 def test_a_card_clicked_with_the_ecart_full_stays_in_the_hand(
@@ -252,7 +242,7 @@ def test_a_card_clicked_with_the_ecart_full_stays_in_the_hand(
     if len(legal) <= need:
         pytest.skip("the deal leaves no card beyond the écart that may go into it")
     held = len(hand_cards(t))
-    page.evaluate(HAND_COUNTS)
+    page.evaluate(COUNTS, ["#hand .card", "#hand"])
     page.evaluate("() => { window.lag = 400; }")
     clicked = legal[: need + 1]
     page.evaluate(
@@ -262,7 +252,7 @@ def test_a_card_clicked_with_the_ecart_full_stays_in_the_hand(
         clicked,
     )
     page.wait_for_selector("#ecart-done:not([disabled])", timeout=STEP_MS)
-    counts = page.evaluate("() => window.handCounts")
+    counts = page.evaluate("() => window.counts['#hand .card']")
     assert min(counts) == held - need, f"the hand's cards went {counts}"
     assert page.locator("#why").inner_text(timeout=1000).startswith("Votre écart est complet")
     assert clicked[-1] in hand_cards(t)

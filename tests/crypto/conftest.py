@@ -1,5 +1,5 @@
-"""Shared fixtures: a 4-seat table's key shares from a fixed seed; every test starts
-with no proof remembered as verified."""
+"""Shared fixtures: a 4-seat table's key shares from a fixed seed; every test checks
+every proof in full (no memory of verified proofs)."""
 
 from __future__ import annotations
 
@@ -37,12 +37,14 @@ def keys() -> Keys:
 
 
 @pytest.fixture(autouse=True)
-def fresh_memory() -> Iterator[None]:
-    """Each test checks in full the proofs it verifies. Why: a proof found valid before in
-    the process is accepted from memory (:mod:`tarot_p2p.crypto.verified`), and in a
-    mutation run every mutant's process is forked from the one that ran the tests first
-    (docs/mutation.md): an honest proof remembered there would pass a mutant that breaks
-    the equations it should go through."""
-    verified.set_size(verified.DEFAULT_SIZE)
+def no_memory() -> Iterator[None]:
+    """Each test checks in full every proof it verifies, its own included. Why: a proof
+    found valid before in the process, or made by the process's own prover, is accepted
+    from memory (:mod:`tarot_p2p.crypto.verified`), so a test proving then verifying would
+    not run the verifier's equations at all; and in a mutation run every mutant's process
+    is forked from the one that ran the tests first (docs/mutation.md): an honest proof
+    remembered there would pass a mutant that breaks those equations. The memory's own
+    tests turn it on (``test_verified.py``)."""
+    verified.set_size(0)
     yield
     verified.set_size(verified.DEFAULT_SIZE)

@@ -9,17 +9,31 @@ import threading
 
 import pytest
 
-from tarot_p2p.crypto import verified
+from tarot_p2p.crypto import shares, shuffle, verified
 from tarot_p2p.crypto.elgamal import card_point, encrypt
 from tarot_p2p.crypto.errors import ProofError
 from tarot_p2p.crypto.fiat_shamir import ProofContext
 from tarot_p2p.crypto.group import ORDER, base_mul
 from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.crypto.shares import prove_shares, verify_shares
-from tarot_p2p.crypto.shuffle import LABEL_X, _statement, shuffle_and_prove, verify_shuffle
+from tarot_p2p.crypto.shuffle import (
+    LABEL_X,
+    _statement,
+    prove_shuffle,
+    shuffle_and_prove,
+    verify_shuffle,
+)
 from tarot_p2p.crypto.sigma import CompactProof
 
 SECRET = 0x7E57
+
+
+@pytest.fixture(autouse=True)
+def memory() -> None:
+    """The memory on, empty (``conftest.py`` turns it off for the other tests)."""
+    verified.set_size(verified.DEFAULT_SIZE)
+
+
 Y = base_mul(SECRET)
 CTX = ProofContext(table_id=b"memo-tests", hand=3, phase="shuffle", seat=2)
 
@@ -218,3 +232,63 @@ def test_a_failed_check_is_raised_and_not_remembered() -> None:
         with pytest.raises(ProofError):
             verified.once(k, bad)
     assert not verified.known(k)
+
+
+def _never_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any full check of a shuffle or shares fail the test."""
+
+    def checked(*_: object) -> None:
+        raise AssertionError("checked in full")
+
+    monkeypatch.setattr(shuffle, "_check", checked)
+    monkeypatch.setattr(shares, "_check_shares", checked)
+
+
+def test_a_shuffle_made_here_is_taken_without_a_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seat that proved a shuffle, and the house bots beside it, take it from memory:
+    each check took a shuffle's proving time again on the way to the next seat."""
+    deck = _deck(5)
+    out, proof = shuffle_and_prove(Y, deck, CTX, DeterministicRandom(b"made"))
+    chosen, chosen_proof = prove_shuffle(Y, deck, [4, 3, 2, 1, 0], CTX, DeterministicRandom(b"x"))
+    _never_checked(monkeypatch)
+    verify_shuffle(Y, deck, out, proof, CTX)
+    verify_shuffle(Y, deck, chosen, chosen_proof, CTX)
+
+
+def test_shares_made_here_are_taken_without_a_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = 0x4D4D
+    ctx = dataclasses.replace(CTX, phase="deal")
+    cts = _deck(3)
+    made, proof = prove_shares(x, cts, ctx, DeterministicRandom(b"made-shares"))
+    _never_checked(monkeypatch)
+    verify_shares(base_mul(x), cts, made, proof, ctx)
+
+
+def test_what_the_prover_makes_of_a_map_that_is_not_a_permutation_is_checked() -> None:
+    """The prover run on a map sending two outputs to one input (a cheat, done with our
+    own code) makes a proof that does not verify: it must not be remembered as made."""
+    deck = _deck(4)
+    out, proof = shuffle._prove(Y, deck, [0, 0, 1, 2], CTX, DeterministicRandom(b"cheat"))
+    with pytest.raises(ProofError):
+        verify_shuffle(Y, deck, out, proof, CTX)
+
+
+def test_changed_after_it_was_made_a_shuffle_is_checked_in_full() -> None:
+    """A cheat's message: a proof made here, its deck changed after (the conformance kit's
+    swapped cards). The change makes another key, checked, and refused."""
+    deck = _deck(4)
+    out, proof = shuffle_and_prove(Y, deck, CTX, DeterministicRandom(b"swapped"))
+    out[0], out[1] = out[1], out[0]
+    with pytest.raises(ProofError):
+        verify_shuffle(Y, deck, out, proof, CTX)
+
+
+def test_with_no_memory_a_proof_made_here_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``set_size(0)`` (peers timed apart, as on their own machines) keeps nothing, not
+    even the proofs made here."""
+    verified.set_size(0)
+    deck = _deck(3)
+    out, proof = shuffle_and_prove(Y, deck, CTX, DeterministicRandom(b"apart"))
+    _never_checked(monkeypatch)
+    with pytest.raises(AssertionError, match="checked in full"):
+        verify_shuffle(Y, deck, out, proof, CTX)

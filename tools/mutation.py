@@ -18,7 +18,8 @@ results, so running again only tests what changed.
 stopped run had not reached, or the ones just given new tests.
 
 MODULE is a path as in the table (``tarot_p2p/protocol/sync.py``) or a part of one
-(``sync``). Runs are at low priority and in one process (the machine is shared).
+(``sync``). Runs are at low priority and test one mutant at a time (the machine is
+shared); ``--jobs N`` tests N at once, for a machine left to the run.
 """
 
 from __future__ import annotations
@@ -137,6 +138,9 @@ def main() -> None:
     parser.add_argument(
         "--only", action="append", default=[], metavar="PATTERN", help="mutant names to test"
     )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="mutants tested at once (default 1: a shared machine)"
+    )
     options = parser.parse_args()
     pyproject, shared, modules = settings()
     names = chosen(modules, options.modules)
@@ -156,7 +160,7 @@ def main() -> None:
                 again = list(options.only)
             where = prepare(module, pyproject, shared, modules[module])
             start = time.monotonic()
-            mutmut(where, "run", "--max-children", "1", *again)
+            mutmut(where, "run", "--max-children", str(max(1, options.jobs)), *again)
             print(f"{module}: {time.monotonic() - start:.0f} s", flush=True)
     if options.action in ("run", "retest", "report"):
         print(f"{'module':40} {'total':>5} {'killed':>7} {'survived':>9} {'no tests':>9} score")

@@ -9,7 +9,9 @@ import threading
 
 import pytest
 
-from tarot_p2p.crypto import shares, shuffle, verified
+from tarot_p2p.crypto import shares as shares_module
+from tarot_p2p.crypto import shuffle as shuffle_module
+from tarot_p2p.crypto import verified
 from tarot_p2p.crypto.elgamal import card_point, encrypt
 from tarot_p2p.crypto.errors import ProofError
 from tarot_p2p.crypto.fiat_shamir import ProofContext
@@ -240,8 +242,8 @@ def _never_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     def checked(*_: object) -> None:
         raise AssertionError("checked in full")
 
-    monkeypatch.setattr(shuffle, "_check", checked)
-    monkeypatch.setattr(shares, "_check_shares", checked)
+    monkeypatch.setattr(shuffle_module, "_check", checked)
+    monkeypatch.setattr(shares_module, "_check_shares", checked)
 
 
 def test_a_shuffle_made_here_is_taken_without_a_check(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -268,7 +270,7 @@ def test_what_the_prover_makes_of_a_map_that_is_not_a_permutation_is_checked() -
     """The prover run on a map sending two outputs to one input (a cheat, done with our
     own code) makes a proof that does not verify: it must not be remembered as made."""
     deck = _deck(4)
-    out, proof = shuffle._prove(Y, deck, [0, 0, 1, 2], CTX, DeterministicRandom(b"cheat"))
+    out, proof = shuffle_module._prove(Y, deck, [0, 0, 1, 2], CTX, DeterministicRandom(b"cheat"))
     with pytest.raises(ProofError):
         verify_shuffle(Y, deck, out, proof, CTX)
 

@@ -103,6 +103,9 @@ def test_an_abandon_without_every_claim_is_its_senders_violation(fault: str) -> 
     with pytest.raises(SeatViolation) as info:
         observer.receive(wire)
     assert info.value.seat == blamed
+    if fault == "forged claim":
+        assert info.value.reason == f"abandon: seat {other}'s claim does not verify"
+        assert info.value.evidence == (wire,)
 
 
 def test_only_the_lowest_present_seat_with_every_claim_makes_the_abandon() -> None:

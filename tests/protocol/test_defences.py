@@ -19,7 +19,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tarot_p2p.protocol import forfeit
 from tarot_p2p.protocol.codec import encode
 from tarot_p2p.protocol.peer import Peer
-from tarot_p2p.protocol.sync import SYNC_DOMAIN, SyncError, SyncRequest
+from tarot_p2p.protocol.sync import (
+    HERE_KIND,
+    NONCE_LEN,
+    ROLL_KIND,
+    SYNC_DOMAIN,
+    SyncError,
+    SyncRequest,
+)
 from tests.protocol.harness import Bot, Table, make_table, one_deal, step
 from tests.protocol.test_abandon import at_first_bid
 
@@ -61,6 +68,21 @@ def test_a_members_own_sync_request_is_read() -> None:
     assert request == SyncRequest(1, len(asker.transcript), asker.transcript.head)
     wire = sync_wire(table.keys[2], holder.table_id, asker.transcript.genesis, member=2)
     assert holder.read_sync_request(wire) == SyncRequest(2, 0, asker.transcript.genesis)
+
+
+def test_a_members_roll_call_and_its_answer_are_read_as_signed() -> None:
+    """A seat taking its place back from its files asks where it stands (``roll``), and
+    each other seat says where it stands (``here``), echoing the same nonce: both are
+    read back as the member, transcript and nonce that signed them."""
+    table = table_in_play()
+    back, holder = table.peers[1], table.peers[0]
+    nonce = bytes(range(NONCE_LEN))
+    roll = holder.read_sync_request(back.roll_call(nonce))
+    assert roll == SyncRequest(1, len(back.transcript), back.transcript.head, ROLL_KIND, nonce)
+    here = back.read_sync_request(holder.roll_call(nonce, HERE_KIND))
+    assert here == SyncRequest(0, len(holder.transcript), holder.transcript.head, HERE_KIND, nonce)
+    with pytest.raises(ValueError, match=r"^a roll call or its answer carries a 16-byte nonce$"):
+        back.roll_call(nonce[1:])
 
 
 @pytest.mark.parametrize(

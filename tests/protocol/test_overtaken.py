@@ -60,6 +60,7 @@ def test_the_others_abandon_overtakes_the_message_nobody_took() -> None:
     with pytest.raises(Superseded) as info:
         silent.receive(abandon_of(table, absent))
     assert info.value.position == position
+    assert str(info.value) == f"our message {position + 1} was overtaken by the others' abandon"
     rewound = silent.rewound(position)
     rewound.receive(info.value.wire)
     assert rewound.hand.abandoned == absent

@@ -30,7 +30,7 @@ from tarot_p2p.crypto.randomness import DeterministicRandom
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.errors import SeatViolation
 from tarot_p2p.protocol.peer import CheatExposed, Peer, replay_file
-from tarot_p2p.protocol.table import HandEnded, HandMachine, Phase
+from tarot_p2p.protocol.table import HandEnded, HandMachine, HandOpened, Phase
 from tarot_p2p.protocol.transcript import file_header
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import KING_MASK, cards_of
@@ -105,6 +105,30 @@ def test_the_stand_in_finishes_the_hand_and_it_is_scored_as_played(when: str) ->
     for seat in [p.member for p in table.peers] + [-1]:
         (ended,) = [e for e in table.events[seat] if isinstance(e, HandEnded) and e.hand == 1]
         assert (ended.void, ended.absent, ended.absent_in) == (None, absent, silent_in), seat
+
+
+@pytest.mark.parametrize("when", ["bidding", "mid-play"])
+def test_every_present_seat_sees_the_absent_seats_cards_once_they_are_opened(when: str) -> None:
+    """The stand-in plays in the open: once the silent seat's key is rebuilt, its cards are
+    everyone's, and each present seat's own engine (what its bot and page read) holds
+    them, no longer hidden."""
+    table = make_table(one_deal(4), seed=b"opened " + when.encode())
+    until(table, MOMENTS[when])
+    absent = table.observer.expected_sender()
+    assert absent is not None
+    go_silent(table, absent)
+    seen = len(table.events[-1])
+    while not (opened := [e for e in table.events[-1][seen:] if isinstance(e, HandOpened)]):
+        assert step(table, BOT)
+    assert [e.seat for e in opened] == [absent] and opened[0].cards
+    public = table.observer.hand.engine
+    assert public is not None and not public.hidden[absent]
+    held = public.hands[absent]  # (less what the stand-in played at once)
+    assert held and not held & ~opened[0].cards
+    for peer in table.peers:
+        private = peer.private_state()
+        assert private is not None and not private.hidden[absent], peer.seat
+        assert private.hands[absent] == held, peer.seat
 
 
 def test_a_void_deal_with_a_seat_away_ends_void_and_names_it() -> None:

@@ -19,9 +19,10 @@ import pytest
 
 from tarot_p2p.crypto.group import scalar_to_bytes
 from tarot_p2p.crypto.randomness import DeterministicRandom
+from tarot_p2p.protocol import forfeit
 from tarot_p2p.protocol import messages as m
 from tarot_p2p.protocol.codec import decode, encode
-from tarot_p2p.protocol.envelope import seal
+from tarot_p2p.protocol.envelope import open_envelope, seal
 from tarot_p2p.protocol.errors import (
     LocalProtocolError,
     RemoteProtocolError,
@@ -122,6 +123,27 @@ def test_a_seats_message_after_we_claimed_it_absent_is_ignored() -> None:
     assert claimer.transcript.head == head
     other.receive(wire)  # a seat that claimed nothing takes it
     assert other.transcript.head != head
+
+
+def test_only_claims_of_the_slot_we_are_at_by_a_present_seat_are_kept() -> None:
+    """A member may sign claims for any slot; only those about the seat silent now, from
+    another seat than it, count towards an abandon, and only those are kept (the others
+    would pile up for ever)."""
+    table, absent = at_first_bid(b"peer refusals claims")
+    keeper = next(p for p in table.peers if p.seat != absent)
+    observer = table.observer
+    seating = observer.seating
+    assert seating is not None
+    now = forfeit.Slot(1, seq_of(observer), observer.transcript.head, absent)
+    stale = forfeit.Slot(1, now.seq - 1, observer.transcript.digest_after(now.seq - 1), absent)
+    claimer = next(s for s in range(4) if s not in (absent, keeper.seat))
+    for slot, seat in ((stale, claimer), (now, absent)):
+        claim = forfeit.sign_claim(table.key_of(1, seat), observer.table_id, slot, seating[seat])
+        assert keeper.read_forfeit_claim(forfeit.claim_wire(observer.table_id, claim)) == claim
+    assert keeper._claims == {}
+    claim = forfeit.sign_claim(table.key_of(1, claimer), observer.table_id, now, seating[claimer])
+    keeper.read_forfeit_claim(forfeit.claim_wire(observer.table_id, claim))
+    assert keeper._claims == {now: {claimer: claim.signature}}
 
 
 def test_an_abandon_before_the_seats_are_drawn_is_its_senders_violation() -> None:
@@ -283,6 +305,32 @@ def test_an_ecart_the_table_refuses_leaves_the_taker_free_to_make_the_right_one(
 
 
 # ---------------------------------------------------------------- taking a seat back
+
+
+def test_a_saved_message_made_ahead_that_our_own_table_refuses_is_our_error() -> None:
+    """A message made ahead, saved signed and taken back on resuming (``w``), is checked
+    like any other when its slot comes; one the table refuses (here another seat's key
+    re-signed: files of another program) is this program's own error, in words."""
+    table = make_table(one_deal(3), seed=b"peer refusals own ahead")
+    until(table, Phase.KEYS)
+    made = {}
+    for member, peer in enumerate(table.peers):
+        wire = peer.next_message()
+        assert wire is not None and peer.seat is not None  # every seat's key, on the base
+        roster = {peer.seat: table.keys[member].public_key()}
+        made[member] = open_envelope(wire, table_id=peer.table_id, roster=roster)
+    first, nxt, last = sorted(made, key=lambda member: made[member].seq)
+    own = made[last]
+    forged = seal(
+        table.keys[last], table_id=own.table_id, hand=own.hand, seq=own.seq, seat=own.seat,
+        prev=own.prev, kind=own.kind, body=made[first].body,
+    ).wire  # fmt: skip
+    fields = decode(table.peers[last].export_secrets())
+    assert isinstance(fields, dict) and fields["w"] == [own.wire]
+    back = resumed(table, last, prefix_file(table.observer), encode({**fields, "w": [forged]}))
+    back.receive(made[first].wire)
+    with pytest.raises(LocalProtocolError, match=rf"^own message refused: seat {own.seat}: key"):
+        back.receive(made[nxt].wire)
 
 
 def test_a_seat_resumed_without_secrets_is_behind_nothing() -> None:

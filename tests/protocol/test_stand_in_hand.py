@@ -34,6 +34,7 @@ from tarot_p2p.protocol.table import HandEnded, HandMachine, HandOpened, Phase
 from tarot_p2p.protocol.transcript import file_header
 from tarot_p2p.rules import actions as a
 from tarot_p2p.rules.cards import KING_MASK, cards_of
+from tarot_p2p.rules.config import Abandon, GameEnd, TableConfig
 from tarot_p2p.rules.deal import chien_size
 from tarot_p2p.rules.scoring import Contract
 from tarot_p2p.rules.sheet import LineKind
@@ -147,6 +148,33 @@ def test_a_void_deal_with_a_seat_away_ends_void_and_names_it() -> None:
         (ended,) = [e for e in table.events[seat] if isinstance(e, HandEnded) and e.hand == 1]
         assert ended.void is sheet.lines[0].kind, seat
         assert (ended.absent, ended.absent_in) == (absent, Phase.BIDDING), seat
+
+
+@pytest.mark.parametrize("void", [False, True])
+def test_a_hand_the_stand_in_finished_ends_the_game_and_its_line_says_so(void: bool) -> None:
+    """Under the default ``abandon: end``, the game is over after the hand the stand-in
+    finished (played or void), though more deals were to come; the sheet's line names
+    the absent player after the hand's own note."""
+    config = TableConfig(players=4, game_end=GameEnd.DEALS, game_length=2)
+    assert config.abandon is Abandon.END
+    table = make_table(config, seed=b"silent ends " + bytes([void]))
+    bot = Bot(contract=0) if void else BOT
+    until(table, MOMENTS["bidding" if void else "mid-play"], bot)
+    absent = table.observer.expected_sender()
+    assert absent is not None
+    go_silent(table, absent)
+    while step(table, bot):
+        pass
+    observer = table.observer
+    sheet = observer.sheet
+    assert sheet is not None and sheet.is_over and observer.expected_sender() is None
+    (line,) = sheet.lines
+    stood = f"{observer.names[absent]}'s hand played by the stand-in"
+    if void:
+        assert line.kind is not LineKind.HAND and line.note == stood
+    else:
+        assert line.kind is LineKind.HAND and line.note.endswith(f"; {stood}")
+        assert line.note.count(";") == 1
 
 
 def taker_plays_as_the_stand_in(peer: Peer) -> bytes:

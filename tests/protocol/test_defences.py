@@ -215,3 +215,28 @@ def test_a_claim_that_is_not_a_members_claim_for_this_table_is_refused(
         wire = encode([encode({"k": "forfeit"}), real.signature])
     with pytest.raises(forfeit.ClaimError, match=f"^{re.escape(reason)}"):
         speaker.read_forfeit_claim(wire)
+
+
+@pytest.mark.parametrize(
+    ("label", "extra", "reason"),
+    [
+        ("a roll call without its nonce", {"k": "roll"}, "not a sync request for this table"),
+        ("a here without its nonce", {"k": "here"}, "not a sync request for this table"),
+        ("a sync request carrying a nonce", {"k": "sync", "r": bytes(16)}, "not a roll call"),
+        ("an unknown kind", {"k": "call", "r": bytes(16)}, "not a roll call"),
+        ("a roll call for another table", {"k": "roll", "r": bytes(16), "t": bytes(32)},
+         "not a sync request for this table"),
+    ],
+)  # fmt: skip
+def test_a_roll_call_that_is_none_is_refused_in_words(
+    label: str, extra: dict[str, object], reason: str
+) -> None:
+    """Signed by a member, yet not a roll call, an answer to one or a plain request: each
+    is refused, and the words say which (a relay or member can send any of these)."""
+    table = table_in_play()
+    holder = table.peers[0]
+    fields = {"d": holder.transcript.head, "m": 1, "n": 3, "t": holder.table_id, **extra}
+    data = encode(fields)
+    wire = encode([data, table.keys[1].sign(SYNC_DOMAIN + data)])
+    with pytest.raises(SyncError, match=f"^{re.escape(reason)}$"):
+        holder.read_sync_request(wire)

@@ -103,6 +103,7 @@ def test_early_messages_come_out_in_order_once_their_digest_is_reached() -> None
     early.keep(b"a", b"second")
     early.keep(b"a", b"first")  # the same again: kept once
     assert len(early) == 3
+    assert list(early) == [b"first", b"other", b"second"]  # all of them, oldest first
     assert early.ready(b"a") == [b"first", b"second"]
     assert early.ready(b"a") == [] and len(early) == 1
     assert early.ready(b"b") == [b"other"] and len(early) == 0
@@ -179,3 +180,17 @@ def test_the_answer_budget_keeps_the_reference_values_of_the_spec() -> None:
     assert (REPEAT_BURST, REPEAT_RATE) == (128 << 10, 8 << 10)
     budget = AnswerBudget()
     assert (budget.burst, budget.rate) == (REPEAT_BURST, REPEAT_RATE)
+
+
+def test_the_answer_budget_refills_with_time_only_and_spends_to_its_last_byte() -> None:
+    """No refill without time passing (two requests in the same instant, or a clock set
+    back), and a repeat exactly the size of what is left still goes."""
+    _, envs = a_transcript(4, size=1000)
+    size = len(envs[0].wire)
+    records = [e.wire for e in envs]
+    budget = AnswerBudget(burst=2 * size, rate=1000)
+    assert budget.grant(1, 0, records, now=10.0) == records  # new: free
+    assert budget.grant(1, 0, records, now=10.0) == records[:2]  # the burst, to its last byte
+    assert budget.grant(1, 0, records, now=10.0) == []  # the same instant: nothing more
+    assert budget.grant(1, 0, records, now=4.0) == []  # a clock set back: nothing more
+    assert budget.grant(1, 0, records, now=4.0 + size / 1000) == records[:1]  # refilled

@@ -17,7 +17,7 @@ import trio.testing
 
 from tarot_p2p.net.door import Door
 from tarot_p2p.net.hub import Budget, Hub
-from tarot_p2p.net.joincode import JoinCode
+from tarot_p2p.net.joincode import JoinCode, link_key
 from tarot_p2p.net.link import LinkError, open_link
 from tarot_p2p.protocol.identity import fingerprint
 from tests.net.test_hub import HUB, PEERS, SECRET, TABLE
@@ -125,3 +125,23 @@ def test_a_join_code_says_whether_the_hub_is_a_relay() -> None:
     hub = Hub(HUB, TABLE, SECRET)
     assert hub.join_code("127.0.0.1", 7770).relay is False
     assert hub.join_code("127.0.0.1", 7770, relay=True).relay is True
+
+
+def test_a_hub_is_given_the_secret_or_the_link_key_and_only_a_hosts_makes_a_code() -> None:
+    """A host's own hub knows the join secret and derives the link key from it; a relay's
+    is given the link key alone (it never learns the secret, ``wire.md`` §5.2), so it
+    cannot make the table's code. Anything else is refused in words."""
+    hosts = Hub(HUB, TABLE, SECRET)
+    assert hosts.link_key == link_key(SECRET) != SECRET
+    relays = Hub(HUB, TABLE, None, key=hosts.link_key)
+    assert relays.secret is None and relays.link_key == hosts.link_key
+    assert hosts.join_code("127.0.0.1", 4000).secret == SECRET
+    with pytest.raises(
+        ValueError, match=r"^a relay's table has no join secret: its host makes the code$"
+    ):
+        relays.join_code("127.0.0.1", 4000)
+    for secret, key in ((None, None), (SECRET, hosts.link_key)):
+        with pytest.raises(
+            ValueError, match=r"^a hub is given the join secret \(its host's\) or the link key$"
+        ):
+            Hub(HUB, TABLE, secret, key=key)

@@ -150,6 +150,27 @@ def test_a_slot_of_another_seat_keeps_the_intruder_as_evidence() -> None:
     assert info.value.evidence == (intruder.wire,)
 
 
+def test_a_filled_slot_on_a_history_we_do_not_hold_blames_nobody() -> None:
+    """Another seat's message for a slot we filled, built on a history we never had: the
+    silent seat's message sent after the one the others' abandon overtook, or one on a
+    made-up history. No proof against anyone (``wire.md`` §4.3): kept for the log."""
+    t = played()
+    stray = msg(t, 2, (0, 1), prev=bytes(32))
+    with pytest.raises(UnattributedMessage) as info:
+        t.classify(stray)
+    assert info.value.reason == (
+        "message (0, 1) built on a history we do not hold, for a slot we have filled"
+    )
+    assert info.value.raw == stray.wire
+
+
+def test_the_message_at_a_slot_is_found_by_its_slot() -> None:
+    t = played()
+    held = list(t)
+    assert [t.at(e.slot) for e in held] == held
+    assert t.at((1, 2)) is None and t.at((5, 0)) is None
+
+
 def test_append_refuses_a_duplicate_in_words() -> None:
     t = played()
     with pytest.raises(ValueError, match=r"^message \(0, 0\) is already in the transcript$"):

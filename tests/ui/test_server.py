@@ -162,13 +162,14 @@ async def test_a_table_keeps_its_page_for_the_next_run(tmp_path: Path) -> None:
 
     # Run again: the same port, the same session; the old cookie still gets in.
     async with served(tmp_path / "page", table) as again:
-        assert again.port == port and again.server.came_back
+        assert again.port == port and again.server.came_back and again.server.taken_port == 0
         sock = await open_socket(port, cookie=cookie)
         assert isinstance(sock, Socket)
         await sock.aclose()
         # The port taken meanwhile: another port, and a session nobody saw.
         async with served(tmp_path / "page", table) as elsewhere:
             assert elsewhere.port != port and not elsewhere.server.came_back
+            assert elsewhere.server.taken_port == port  # the player is told (the old tab is lost)
             assert elsewhere.server.session not in cookie
             refused = await open_socket(
                 elsewhere.port, cookie=cookie.replace(str(port), str(elsewhere.port))
@@ -193,7 +194,7 @@ async def test_damaged_page_memory_is_a_fresh_start(tmp_path: Path) -> None:
     (tmp_path / PAGE_FILE).unlink()
     assert PageMemory.load(tmp_path) is None
     async with served(tmp_path / "page", tmp_path) as s:
-        assert not s.server.came_back and s.port
+        assert not s.server.came_back and s.port and s.server.taken_port == 0
 
 
 async def test_a_stopped_server_closes_its_pages_at_once(tmp_path: Path) -> None:

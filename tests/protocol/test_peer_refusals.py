@@ -2,8 +2,8 @@
 
 A mutation run of ``protocol/peer.py`` from scratch (``docs/mutation.md``, stop 31) found
 these reached by no test of its selection: a message claiming the next hand's first slot
-while this hand is under way, bytes that are no envelope once the seats are drawn (they
-used to be read before the signature to choose the roster), a peer built half a seat,
+while this hand is under way, bytes that are no envelope once the seats are drawn (read
+before the signature, to choose the roster), a peer built half a seat,
 what an observer may not sign, a seat's late message after we claimed it absent, an
 abandon before the draw, a backup whose secrets predate the key the others hand back,
 and the damaged transcript files. Each is fed here alone and refused in words, with the
@@ -415,9 +415,11 @@ def test_a_key_share_saved_after_the_file_is_taken_back_when_the_key_comes() -> 
     for wire in table.wires[sent:]:
         back.receive(wire)
     assert back.secret_lost is None and not back.behind_own_secrets
-    table.peers[member] = back
+    dealt = len(table.wires)
     until(table, Phase.BIDDING)
-    assert back.my_cards() == table.peers[member].my_cards() != 0
+    for wire in table.wires[dealt:]:  # the deal, its own shares among them
+        back.receive(wire)
+    assert back.my_cards() == table.peers[member].my_cards() != 0  # its key opens its cards
 
 
 def test_a_file_whose_set_up_does_not_match_its_header_is_refused_in_words() -> None:
@@ -431,7 +433,9 @@ def test_a_file_whose_set_up_does_not_match_its_header_is_refused_in_words() -> 
         TranscriptFileError, match=r"^the set-up does not match the file's binding$"
     ):
         Peer.resume(wrong, None, identity=table.keys[0], rng=rng)
-    headless = prefix_file(observer)[: len(file_header(observer.table_id, observer.binding))]
-    no_setup = headless + b"".join(file_record(e) for e in list(observer.transcript)[1:])
+    no_setup = (
+        file_header(observer.table_id, observer.binding)
+        + records[len(file_record(next(iter(observer.transcript)))) :]
+    )
     with pytest.raises(TranscriptFileError, match=r"^unusable table set-up: not the table set-up$"):
         Peer.resume(no_setup, None, identity=table.keys[0], rng=rng)

@@ -108,6 +108,13 @@ def peeked(roster: object, signature: object = None, **body: object) -> bytes:
 HOST = KEYS[0].public_key().public_bytes_raw()
 
 
+def refusal(wire: bytes) -> LobbyError:
+    """What a joiner reading ``wire`` as its host's set-up refuses it with."""
+    with pytest.raises(LobbyError) as refused:
+        read_table_offer(wire, TABLE, KEYS[1].public_key(), "Ann")
+    return refused.value
+
+
 @pytest.mark.parametrize(
     "wire",
     [
@@ -124,20 +131,12 @@ HOST = KEYS[0].public_key().public_bytes_raw()
 def test_junk_a_joiner_peeks_at_for_its_version_is_refused_not_failed_on(wire: bytes) -> None:
     """Before reading a set-up, a joiner looks at its version (to say who must update):
     that look must refuse junk like the reading after it, whoever sent it."""
-    with pytest.raises(LobbyError) as refused:
-        read_table_offer(wire, TABLE, KEYS[1].public_key(), "Ann")
-    assert not isinstance(refused.value, OtherVersion)
+    assert not isinstance(refusal(wire), OtherVersion)
 
 
 def test_a_set_up_beyond_the_bounds_of_any_is_not_read_for_its_version() -> None:
     """The look at a set-up's version reads within bounds no real set-up comes near (no
     text of it is longer than 256 characters): past them it is junk, refused as such,
     not a version to tell the player about."""
-    assert isinstance(other_version(peeked([HOST])), OtherVersion)
-    assert not isinstance(other_version(peeked([HOST], note="x" * 257)), OtherVersion)
-
-
-def other_version(wire: bytes) -> LobbyError:
-    with pytest.raises(LobbyError) as refused:
-        read_table_offer(wire, TABLE, KEYS[1].public_key(), "Ann")
-    return refused.value
+    assert isinstance(refusal(peeked([HOST])), OtherVersion)
+    assert not isinstance(refusal(peeked([HOST], note="x" * 257)), OtherVersion)

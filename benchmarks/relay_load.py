@@ -17,8 +17,9 @@ of 127/8 is this machine: each stranger binds its socket to its own address):
 
 Meanwhile, from 127.0.0.1, an honest player connects to the game's table with its long
 code (the hello, the Noise handshake, in) every ``--probe-every`` seconds, and a bot of the
-game is killed and started again in the middle of the game (``--kill-after``): it must
-get back in and the game finish.
+game is killed and started again in the middle of the game (``--kill-after``: once its
+transcript holds that many records, while the cards are played, whatever the machine's
+speed): it must get back in and the game finish.
 
 Reported: whether the game finished and its time, the honest connections that got in and
 the slowest, the bot's restart, the hostile connections opened and the most held at once,
@@ -26,7 +27,7 @@ the relay's answers to them (by reason) and its closings, the tables and channel
 strangers got, the guesses made and refused, the waiting host's lines about its code, and
 the relay process's memory (resident, peak) and open sockets (most, at the end).
 
-Usage: ``python benchmarks/relay_load.py [--sources 8] [--deals 1] [--kill-after 8] [--password P]
+Usage: ``python benchmarks/relay_load.py [--sources 8] [--deals 1] [--kill-after 40] [--password P]
 [--json]`` (from the repository root, with it on ``PYTHONPATH``). Timings are wall-clock
 on a shared machine.
 """
@@ -69,6 +70,7 @@ from tarot_p2p.net.joincode import JoinCode, link_key
 from tarot_p2p.net.link import connect, open_link
 from tarot_p2p.net.noise import MAX_MESSAGE, NoiseError
 from tarot_p2p.protocol.identity import fingerprint
+from tarot_p2p.protocol.transcript import TranscriptFileError, read_frames
 
 PYTHON = [sys.executable, "-m", "tarot_p2p"]
 PLAYER = "127.0.0.1"
@@ -145,6 +147,16 @@ class Program:
             assert self.process is not None
             os.kill(self.process.pid, signal.SIGKILL)
             self.process.wait()
+
+
+def records_held(profile: Path) -> int:
+    """Records in the transcript the seat of ``profile`` keeps (0 before it has one)."""
+    for path in profile.rglob("transcript.tp2p"):
+        try:
+            return len(read_frames(path.read_bytes()).records)
+        except (OSError, TranscriptFileError):
+            return 0
+    return 0
 
 
 async def said(program: Program, pattern: str, timeout: float) -> str:
@@ -428,7 +440,7 @@ async def run(
     silent: int = 6,
     pace: float = 0.05,
     probe_every: float = 0.5,
-    kill_after: float | None = 8.0,
+    kill_after: int | None = 40,
     password: str | None = None,
     limit: float = 300.0,
 ) -> Report:
@@ -490,8 +502,8 @@ async def run(
                     if (
                         kill_after is not None
                         and not restarted
-                        and time.monotonic() - start > kill_after
                         and bots[1].running()
+                        and records_held(root / "bot2") >= kill_after
                     ):
                         bots[1].kill()
                         bots[1].start()  # the same command: it takes its seat back
@@ -546,7 +558,10 @@ def main() -> int:
         "--probe-every", type=float, default=0.5, help="seconds between honest connections"
     )
     parser.add_argument(
-        "--kill-after", type=float, default=8.0, help="seconds into the game (negative: never)"
+        "--kill-after",
+        type=int,
+        default=40,
+        help="records in a bot's transcript when it is killed (negative: never)",
     )
     parser.add_argument(
         "--password", help="the relay makes tables only for hosts with this password"

@@ -50,10 +50,10 @@ BUSY = HandOutcome(
 )
 ROUND = """\
 --players Emma,Nico,Pat,Léa
---contract garde --taker Nico --oudlers 2 --points 47 --petit-au-bout attack
---contract prise --taker Pat --oudlers 1 --points 48 --scores 28,28,-84,28
---contract garde-sans --taker Emma --oudlers 3 --points 52 --poignee defence:simple
---contract garde --taker Léa --oudlers 2 --points 40.5 --petit-au-bout defence
+--contract garde --taker Nico --oudlers 2 --attack-points 47 --petit-au-bout attack
+--contract prise --taker Pat --oudlers 1 --attack-points 48 --scores 28,28,-84,28
+--contract garde-sans --taker Emma --oudlers 3 --attack-points 52 --poignee defence:simple
+--contract garde --taker Léa --oudlers 2 --attack-points 40.5 --petit-au-bout defence
 """
 
 
@@ -82,7 +82,9 @@ def main() -> int:
 
         def cli_round() -> None:
             with contextlib.redirect_stdout(io.StringIO()):
-                cli_main(["score", "--file", str(path)])
+                status = cli_main(["score", "--file", str(path)])
+            if status != 0:  # a refused round would time the error message instead
+                raise SystemExit(f"the score counter refused the round (status {status})")
 
         figures = {
             "score_hand_simple_us": best_us(lambda: score_hand(FOUR, SIMPLE), repeat, number),

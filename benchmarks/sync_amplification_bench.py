@@ -117,11 +117,11 @@ async def play(case: Case, deals: int, data: Path) -> None:
             link = asking[0]
         rng = DeterministicRandom(b"amplification %d" % i)
         if i == 0:
-            peer = await host_table(link, keys[0], "P0", config, TABLE_ID, rng=rng)
+            peer = await host_table(link, keys[0], "P0", config, TABLE_ID, SECRET, rng=rng)
         else:
             fp = fingerprint(keys[0].public_key())
             peer, _ = await join_table(
-                link, keys[i], f"P{i}", TABLE_ID, hub_fingerprint=fp, rng=rng
+                link, keys[i], f"P{i}", TABLE_ID, SECRET, hub_fingerprint=fp, rng=rng
             )
         files = SeatFiles.for_table(data, TABLE_ID, keys[i].public_key().public_bytes_raw())
         runner = TableRunner(peer, link, BotPolicy(i), files, timeouts=TIMEOUTS, offload=False)

@@ -522,7 +522,7 @@ def calibrate(players: int, deals: int, seed: int) -> dict[str, Any]:
             else:
                 t = dataclasses.replace(package, **{name: getattr(package, name) + d})
             tried.append((f"{name} {d:+d}", t))
-    rows = {name: _bidding_row(players, data, t) for name, t in tried}
+    by_thresholds = {name: _bidding_row(players, data, t) for name, t in tried}
     return {
         "players": players,
         "deals": len(data),
@@ -535,8 +535,8 @@ def calibrate(players: int, deals: int, seed: int) -> dict[str, Any]:
             "base": bidding.WEIGHTS[players].base,
             "points": dict(zip(bidding.FEATURES, bidding.WEIGHTS[players].points, strict=True)),
         },
-        "thresholds": rows,
-        "ceiling": _ceiling(players, data, rows["package"]["all_pass"]["share"] or 0.0),
+        "thresholds": by_thresholds,
+        "ceiling": _ceiling(players, data, by_thresholds["package"]["all_pass"]["share"] or 0.0),
     }
 
 

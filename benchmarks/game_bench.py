@@ -87,7 +87,7 @@ class Clocked:
             self.dealt.setdefault(peer.hand.hand, time.time())
 
 
-Marks = tuple[dict[int, float], list[tuple[int, int, bool]], dict[int, float]]
+Marks = tuple[dict[int, float], list[tuple[int, int, bool, bool]], dict[int, float]]
 
 
 async def play_seat(

@@ -28,7 +28,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -50,9 +50,9 @@ from tarot_p2p.rules.deal import chien_size
 def choose(peer: Peer, rng: random.Random) -> bytes:
     """A plain bot: the first speaker takes a garde, then random legal cards."""
     if peer.hand.phase is Phase.ECART:
-        legal = [x.card for x in peer.legal_actions() if isinstance(x, a.Discard)]
+        cards = [x.card for x in peer.legal_actions() if isinstance(x, a.Discard)]
         chosen = 0
-        for c in legal[: chien_size(peer.config)]:
+        for c in cards[: chien_size(peer.config)]:
             chosen |= 1 << c
         return peer.discard(chosen)
     legal = peer.legal_actions()
@@ -100,7 +100,7 @@ def escrow_timed() -> Iterator[EscrowClock]:
     try:
         for place, name, fn in saved:
             setattr(place, name, clock.timed(fn))
-        escrow.Escrow.from_bytes = classmethod(  # type: ignore[method-assign]
+        escrow.Escrow.from_bytes = classmethod(  # type: ignore[method-assign,assignment]
             lambda cls, data, seats: clock.timed(parse)(data, seats)
         )
         yield clock
@@ -110,7 +110,7 @@ def escrow_timed() -> Iterator[EscrowClock]:
         escrow.Escrow.from_bytes = parse  # type: ignore[method-assign]
 
 
-def escrow_key_bytes(body: dict[str, object]) -> int:
+def escrow_key_bytes(body: Mapping[str, object]) -> int:
     """The bytes the escrow key ``e`` adds to a KEY message's body."""
     without = {k: v for k, v in body.items() if k != "e"}
     return len(codec.encode(body)) - len(codec.encode(without))

@@ -57,12 +57,12 @@ def documented_commands() -> list[tuple[str, list[str]]]:
     return commands
 
 
+COMMANDS = documented_commands()
+
+
 def test_the_guides_show_commands() -> None:
     shown = {words[0] for _, words in COMMANDS}
     assert {"host", "join", "relay", "score", "history", "conformance"} <= shown
-
-
-COMMANDS = documented_commands()
 
 
 @pytest.mark.parametrize(("where", "words"), COMMANDS, ids=[where for where, _ in COMMANDS])

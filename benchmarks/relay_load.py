@@ -18,8 +18,10 @@ of 127/8 is this machine: each stranger binds its socket to its own address):
 Meanwhile, from 127.0.0.1, an honest player connects to the game's table with its long
 code (the hello, the Noise handshake, in) every ``--probe-every`` seconds, and a bot of the
 game is killed and started again in the middle of the game (``--kill-after``: once its
-transcript holds that many records, while the cards are played, whatever the machine's
-speed): it must get back in and the game finish.
+transcript holds that many records, whatever the machine's speed; the default, 20, falls in
+the first deal as its hands are opened, before the bids, which every game reaches: a deal
+that everybody passes, which ends a one-deal game, is 28 records at three players): it
+must get back in and the game finish.
 
 Reported: whether the game finished and its time, the honest connections that got in and
 the slowest, the bot's restart, the hostile connections opened and the most held at once,
@@ -27,7 +29,7 @@ the relay's answers to them (by reason) and its closings, the tables and channel
 strangers got, the guesses made and refused, the waiting host's lines about its code, and
 the relay process's memory (resident, peak) and open sockets (most, at the end).
 
-Usage: ``python benchmarks/relay_load.py [--sources 8] [--deals 1] [--kill-after 40] [--password P]
+Usage: ``python benchmarks/relay_load.py [--sources 8] [--deals 1] [--kill-after 20] [--password P]
 [--json]`` (from the repository root, with it on ``PYTHONPATH``). Timings are wall-clock
 on a shared machine.
 """
@@ -440,7 +442,7 @@ async def run(
     silent: int = 6,
     pace: float = 0.05,
     probe_every: float = 0.5,
-    kill_after: int | None = 40,
+    kill_after: int | None = 20,
     password: str | None = None,
     limit: float = 300.0,
 ) -> Report:
@@ -508,7 +510,7 @@ async def run(
                         bots[1].kill()
                         bots[1].start()  # the same command: it takes its seat back
                         restarted = True
-                    await trio.sleep(0.1)
+                    await trio.sleep(0.02)
             seconds = time.monotonic() - start
             codes = [p.process.poll() if p.process else None for p in game]
             end_sockets = relay_usage(pid)[2]
@@ -560,7 +562,7 @@ def main() -> int:
     parser.add_argument(
         "--kill-after",
         type=int,
-        default=40,
+        default=20,
         help="records in a bot's transcript when it is killed (negative: never)",
     )
     parser.add_argument(

@@ -153,12 +153,11 @@ class Program:
 
 def records_held(profile: Path) -> int:
     """Records in the transcript the seat of ``profile`` keeps (0 before it has one)."""
-    for path in profile.rglob("transcript.tp2p"):
-        try:
-            return len(read_frames(path.read_bytes()).records)
-        except (OSError, TranscriptFileError):
-            return 0
-    return 0
+    path = next(profile.rglob("transcript.tp2p"), None)
+    try:
+        return 0 if path is None else len(read_frames(path.read_bytes()).records)
+    except (OSError, TranscriptFileError):
+        return 0
 
 
 async def said(program: Program, pattern: str, timeout: float) -> str:

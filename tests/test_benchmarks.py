@@ -3,9 +3,8 @@
 Why: the benchmarks are how speed is reported, and nothing else runs them. Three of them
 had stopped working unnoticed when the code under them changed (a renamed option of the
 score counter, a new argument of ``host_table``, a bot to kill mid-game that a faster game
-had already let go), so
-each runs here once at the smallest size that still goes through all of its code. No
-figure is judged: speed is never asserted in tests.
+had already let go), so each runs here once at the smallest size that still goes through
+all of its code. No figure is judged: speed is never asserted in tests.
 """
 
 from __future__ import annotations

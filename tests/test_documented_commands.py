@@ -26,23 +26,27 @@ GUIDES = [
 ]
 
 
+def first_command(lines: list[str]) -> tuple[str, int]:
+    """The command ``lines`` start with, on one line, and how many lines it takes (a line
+    ending in ``\\`` goes on in the next)."""
+    n = next((i + 1 for i, line in enumerate(lines) if not line.endswith("\\")), len(lines))
+    return " ".join(line.rstrip("\\") for line in lines[:n]), n
+
+
 def code_lines(text: str) -> list[tuple[int, str]]:
-    """The lines of fenced or indented code blocks, continuation lines joined."""
-    found: list[tuple[int, str]] = []
+    """The lines of fenced or indented code blocks (numbered), continuation lines joined."""
+    code: list[tuple[int, str]] = []
     fenced = False
-    joined = ""
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("```"):
             fenced = not fenced
-            continue
-        if not (fenced or line.startswith("    ")):
-            continue
-        joined += line.strip()
-        if joined.endswith("\\"):
-            joined = joined[:-1] + " "
-            continue
-        found.append((number, joined))
-        joined = ""
+        elif fenced or line.startswith("    "):
+            code.append((number, line.strip()))
+    found = []
+    while code:
+        command, n = first_command([line for _, line in code])
+        found.append((code[n - 1][0], command))
+        code = code[n:]
     return found
 
 
@@ -91,11 +95,9 @@ def test_the_score_examples_of_the_rules_guide_print_what_it_shows(
     shown = 0
     for i, block in enumerate(blocks):
         if block.startswith("$ tarot-p2p score"):
-            command, _, output = block.partition("\n")
-            while command.endswith("\\"):
-                line, _, output = output.partition("\n")
-                command = command[:-1] + line
-            words = shlex.split(command)[2:]  # ($ tarot-p2p)
+            lines = block.splitlines()
+            command, n = first_command(lines)
+            words, output = shlex.split(command)[2:], "\n".join(lines[n:])  # ($ tarot-p2p)
         elif first_line(block).startswith("--players"):
             path = tmp_path / f"round{i}.txt"
             path.write_text(block + "\n", encoding="utf-8")
